@@ -1,0 +1,1 @@
+"""xqtrack: board part."""

@@ -1,0 +1,1 @@
+"""xqtrack: calibration part."""

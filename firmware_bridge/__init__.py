@@ -1,0 +1,1 @@
+"""xqtrack: firmware_bridge part."""

@@ -1,0 +1,1 @@
+"""xqtrack: rules part."""

@@ -1,0 +1,1 @@
+"""xqtrack: sim part."""

@@ -1,0 +1,49 @@
+"""What the vision stage tells the tracker about one frame.
+
+This is the contract between `vision` (producer) and `board` (consumer); see
+docs/conventions.md. Arrays are indexed by point index = rank * 9 + file
+(a0 = 0, i9 = 89) and classes follow CLASSES.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+CLASSES: tuple[str, ...] = (".", "K", "A", "B", "N", "R", "C", "P", "k", "a", "b", "n", "r", "c", "p")
+NUM_POINTS = 90
+
+
+@dataclass
+class BoardPose:
+    """Where the board is in the image.
+
+    `homography` maps board-plane coordinates (x = file 0..8, y = rank 0..9,
+    in units of the point spacing, a0 = (0, 0), i9 = (8, 9)) to image pixels.
+    `corners` are the image points of a9, i9, i0, a0 (4x2 float).
+    `red_side` says on which image edge red's back rank lies: "bottom",
+    "top", "left" or "right" (as the image is shown).
+    """
+
+    homography: np.ndarray
+    corners: np.ndarray
+    confidence: float
+    red_side: str = "bottom"
+
+
+@dataclass
+class Observation:
+    """One frame's reading: pose, motion, occlusion and per-point class probabilities."""
+
+    t: float
+    frame_index: int
+    pose: BoardPose | None
+    quiet: bool
+    occluded: np.ndarray = field(default_factory=lambda: np.zeros(NUM_POINTS, dtype=bool))
+    probs: np.ndarray = field(default_factory=lambda: np.full((NUM_POINTS, len(CLASSES)), 1.0 / len(CLASSES), dtype=np.float32))
+    offset: np.ndarray = field(default_factory=lambda: np.zeros((NUM_POINTS, 2), dtype=np.float32))
+    """Disc centre minus point position, in point spacings (x along files, y along ranks)."""
+
+    def board_string(self) -> str:
+        """The most likely class per point as 90 characters (index order)."""
+        return "".join(CLASSES[i] for i in np.argmax(self.probs, axis=1))
