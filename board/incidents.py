@@ -1,0 +1,174 @@
+"""Incident rules: what an arbiter needs to see, decided at each settle.
+
+The evidence is physical, because the camera cannot see fingers touch a
+disc: a disc that was under a hand and now sits measurably elsewhere
+(settled offset change) was touched; one that moved a lot was knocked; a
+disc that, while in view, stopped looking like itself (probability of the
+settled piece collapsing) was lifted or turned. Mere occlusion is never
+enough — an arm passing over the board is not an incident.
+
+Rules (the side is the player whose hand it was: the mover of the episode):
+- touch_move_other: an own, unmoved disc was disturbed (before the moved
+  piece was picked up) and a different piece was moved.
+- retouch: after a move settled and before the opponent's move, the moved
+  disc was disturbed again.
+- between_points: a disc settled more than `between` point spacings from
+  its point (a moved disc, or one that was on its point before).
+- knocked: an unmoved disc was displaced by `knock` spacings or more.
+- illegal_move: built by the tracker from the physical displacement.
+- repetition: built by the tracker from rules.repetition.adjudicate.
+Pure logic, no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rules import Move, Position
+
+from .episode import Episode, Settled
+from .events import Event, IncidentEvent, point_name
+from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
+
+
+@dataclass
+class IncidentConfig:
+    touch: float = 0.07        # settled offset change (spacings) that means a disc was touched
+    knock: float = 0.2         # ... that means it was knocked
+    between: float = 0.3       # settled offset magnitude that means "between points"
+    lift_prob: float = 0.25    # reading of the settled piece this low while in view = lifted/turned
+    min_lift_frames: int = 1
+
+
+def _side_of(piece_class: int) -> str:
+    return "red" if CLASS_LETTERS[piece_class].isupper() else "black"
+
+
+class IncidentTracker:
+    """Keeps the little state incident rules need across settles (the last move)."""
+
+    def __init__(self, config: IncidentConfig | None = None) -> None:
+        self.cfg = config or IncidentConfig()
+        # (to_sq, side, ply, settle frame) of the last move, until the opponent moves
+        self.last_move: tuple[int, str, int, int] | None = None
+        self._between_reported: set[int] = set()
+
+    def _shift(self, before: Settled, after: Settled, p: int) -> float:
+        if not (before.visible[p] and after.visible[p]):
+            return 0.0
+        return float(np.linalg.norm(after.offsets[p] - before.offsets[p]))
+
+    def _lifted(self, ep: Episode, p: int) -> bool:
+        return bool(ep.min_prob[p] < self.cfg.lift_prob and ep.occluded_frames[p] > 0)
+
+    def _frames(self, ep: Episode, after: Settled, p: int) -> dict[str, int]:
+        during = -1
+        if ep.max_shift_frame[p] >= 0 and ep.max_shift[p] > self.cfg.touch:
+            during = int(ep.max_shift_frame[p])
+        elif ep.first_occluded[p] >= 0:
+            during = int((ep.first_occluded[p] + ep.last_occluded[p]) // 2)
+        elif ep.busiest_frame >= 0:
+            during = ep.busiest_frame
+        else:
+            during = ep.frame_start
+        return {"before": ep.before.frame_index, "during": during, "after": after.frame_index}
+
+    def after_settle(self, ep: Episode, after: Settled, ex: Explanation | None, before_pos: Position,
+                     after_pos: Position, ply: int, _unused: list[str] | None = None) -> list[Event]:
+        """Incidents of one settled episode. `ex` is None when the settle was not explained."""
+        if ep.before.provisional:
+            return []
+        cfg = self.cfg
+        out: list[Event] = []
+        before = ep.before
+        moves: list[Move] = ex.moves if ex is not None else []
+        mover = None
+        if moves:
+            mover = "red" if before_pos.turn == "w" else "black"
+        moved_pts: set[int] = set()
+        for m in moves:
+            moved_pts |= {m.from_sq, m.to_sq}
+        t = after.t
+
+        # Retouch: the last mover's disc disturbed again before the opponent moved.
+        if self.last_move is not None:
+            to_sq, side, mply, _ = self.last_move
+            opp_first = -1
+            if moves:
+                opp_first = int(ep.first_disturbed[moves[0].from_sq])
+            involved = to_sq in moved_pts
+            touched = self._shift(before, after, to_sq) >= cfg.touch or self._lifted(ep, to_sq)
+            early = (not moves) or (ep.first_disturbed[to_sq] >= 0 and
+                                    (opp_first < 0 or ep.first_disturbed[to_sq] < opp_first))
+            if touched and not involved and early and (not moves or mover != side):
+                out.append(IncidentEvent(t, ply, "retouch", side, [to_sq],
+                                         f"{side} touched the piece on {point_name(to_sq)} again after "
+                                         f"releasing it (move {mply})",
+                                         frames=self._frames(ep, after, to_sq)))
+                self.last_move = None
+
+        # Unmoved discs: knocked, or touched before moving another piece.
+        touched_own: list[int] = []
+        for p in range(90):
+            c = int(before.classes[p])
+            if c == EMPTY or p in moved_pts or int(after.classes[p]) != c:
+                continue
+            if self.last_move is not None and p == self.last_move[0] and not moves:
+                continue
+            shift = self._shift(before, after, p)
+            if shift >= cfg.knock:
+                out.append(IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
+                                         f"{CLASS_LETTERS[c]} on {point_name(p)} knocked {shift:.2f} spacings "
+                                         f"off its place",
+                                         frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)}))
+                continue
+            if mover is not None and _side_of(c) == mover and (shift >= cfg.touch or self._lifted(ep, p)):
+                first_p = int(ep.first_disturbed[p])
+                first_m = int(ep.first_disturbed[moves[0].from_sq])
+                if first_p >= 0 and (first_m < 0 or first_p <= first_m):
+                    touched_own.append(p)
+        if touched_own and moves:
+            m = moves[-1]
+            out.append(IncidentEvent(t, ply, "touch_move_other", mover, touched_own + [m.from_sq],
+                                     f"{mover} touched {', '.join(point_name(p) for p in touched_own)} "
+                                     f"then moved {m.iccs()}",
+                                     frames=self._frames(ep, after, touched_own[0])))
+
+        # Between points: a disc left clearly off its point.
+        for p in range(90):
+            c = int(after.classes[p])
+            if c == EMPTY or not after.visible[p]:
+                self._between_reported.discard(p)
+                continue
+            mag = float(np.max(np.abs(after.offsets[p])))
+            if mag < cfg.between:
+                self._between_reported.discard(p)
+                continue
+            if p in self._between_reported:
+                continue
+            was = float(np.max(np.abs(before.offsets[p]))) if before.visible[p] else 0.0
+            if p not in moved_pts and was >= cfg.between:
+                continue
+            if any(e.kind == "knocked" and p in e.points for e in out if isinstance(e, IncidentEvent)):
+                self._between_reported.add(p)
+                continue
+            self._between_reported.add(p)
+            side = mover if (p in moved_pts and mover) else (mover or _side_of(c))
+            out.append(IncidentEvent(t, ply, "between_points", side, [p],
+                                     f"{CLASS_LETTERS[c]} left between points near {point_name(p)} "
+                                     f"(offset {mag:.2f} spacings)",
+                                     frames=self._frames(ep, after, p), extra={"offset": round(mag, 3)}))
+
+        if moves:
+            last = moves[-1]
+            side_last = mover if len(moves) % 2 == 1 else ("black" if mover == "red" else "red")
+            self.last_move = (last.to_sq, side_last, ply, after.frame_index)
+        return out
+
+    def illegal_move(self, t: float, ply: int, side: str, phys: PhysicalMove, reason: str,
+                     board_shows: str, frames: dict[str, int]) -> IncidentEvent:
+        m = Move(phys.from_sq, phys.to_sq)
+        return IncidentEvent(t, ply, "illegal_move", side, [phys.from_sq, phys.to_sq],
+                             f"illegal move {phys.piece} {m.iccs()}: {reason}; the board shows it until corrected",
+                             frames=frames, extra={"move": m.iccs(), "reason": reason, "board_shows": board_shows})

@@ -1,0 +1,248 @@
+"""The game journal: append-only events.jsonl plus an always-valid game.pgn.
+
+Why this shape: a tournament recording must survive a crash or a pulled
+plug. Each event is one JSON line, written, flushed and fsync'd before the
+tracker goes on, so a kill loses at most the line being written; a torn
+last line is skipped (and reported) on reading. game.pgn is derived data,
+rewritten atomically (temp file + fsync + os.replace) after each move, so a
+reader never sees half a file. `--resume` rebuilds the game from the
+journal alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from rules import Move, Position
+
+EVENTS_NAME = "events.jsonl"
+PGN_NAME = "game.pgn"
+
+
+class JournalError(ValueError):
+    """A journal that cannot be read or continued (the message says where)."""
+
+
+def wall_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(str(path), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace `path` with `text` so readers see the old or the new file, never a mix."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+class Journal:
+    """Appends events to DIR/events.jsonl, one synced line each."""
+
+    def __init__(self, out_dir: str | os.PathLike[str]) -> None:
+        self.dir = Path(out_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "evidence").mkdir(exist_ok=True)
+        self.path = self.dir / EVENTS_NAME
+        self._repair_tail()
+        self._f = open(self.path, "a", encoding="utf-8", newline="\n")
+
+    def _repair_tail(self) -> None:
+        """A torn last line (killed mid-write) would glue onto the next event: end it."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with open(self.path, "rb+") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    def write(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Write one event (needs `type`, `t`, `ply`); adds `wall`. Returns the line's dict."""
+        for key in ("type", "t", "ply"):
+            if key not in event:
+                raise ValueError(f"journal event lacks {key!r}: {event!r}")
+        line = {"t": event["t"], "wall": wall_now(), "type": event["type"], "ply": event["ply"]}
+        line.update({k: v for k, v in event.items() if k not in line})
+        text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+        self._f.write(text + "\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+        return line
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self._f.flush()
+            os.fsync(self._f.fileno())
+            self._f.close()
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _json_default(o: Any) -> Any:
+    try:
+        import numpy as np
+        if isinstance(o, np.generic):
+            return o.item()
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"cannot write {type(o).__name__} to the journal")
+
+
+def read_events(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """All complete events, plus warnings for lines that could not be read.
+
+    A torn line anywhere (only the last one can be torn by a kill, but a
+    repaired tail leaves it in the middle) is skipped with a warning naming
+    its line number, never fatal: the rest of the game is still there.
+    """
+    events: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            text = raw.decode("utf-8", errors="replace").strip()
+            if not text:
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                warnings.append(f"{path}: line {n} is incomplete or damaged ({exc.msg}); skipped")
+                continue
+            if not isinstance(obj, dict) or "type" not in obj:
+                warnings.append(f"{path}: line {n} is not an event object; skipped")
+                continue
+            events.append(obj)
+    return events, warnings
+
+
+@dataclass
+class RecordedGame:
+    """A game rebuilt from a journal."""
+
+    start_fen: str
+    moves: list[Move]
+    clocks_ms: list[int | None]
+    events: list[dict[str, Any]]
+    last_t: float
+    headers: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    result: str = "*"
+    notation: str = "chinese"
+
+
+def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
+    """Rebuild the game recorded in DIR/events.jsonl (for --resume, review, PGN).
+
+    The start position comes from the `started` tracking event; moves from
+    the `move` events in order, each re-checked by the rules engine (a move
+    that does not follow is an error naming its line's ply).
+    """
+    path = Path(out_dir) / EVENTS_NAME
+    if not path.exists():
+        raise JournalError(f"{path}: no journal to resume (expected events.jsonl from an earlier record)")
+    events, warnings = read_events(path)
+    start_fen = None
+    headers: dict[str, str] = {}
+    notation = "chinese"
+    for e in events:
+        if e.get("type") == "tracking" and e.get("status") == "started" and e.get("fen"):
+            start_fen = e["fen"]
+            headers = dict(e.get("headers") or {})
+            notation = e.get("notation", notation)
+            break
+    if start_fen is None:
+        raise JournalError(f"{path}: the journal has no 'started' event with a start position")
+    pos = Position.from_fen(start_fen)
+    moves: list[Move] = []
+    clocks: list[int | None] = []
+    result = "*"
+    last_t = 0.0
+    for e in events:
+        last_t = max(last_t, float(e.get("t", 0.0) or 0.0))
+        if e.get("type") == "move":
+            ply = int(e.get("ply", 0))
+            if ply <= len(moves):
+                continue  # already have it (a resumed session repeats nothing, but be tolerant)
+            if ply != len(moves) + 1:
+                raise JournalError(f"{path}: move event for ply {ply} follows ply {len(moves)}; plies are missing")
+            try:
+                m = Move.from_iccs(e["iccs"])
+                pos.push(m)
+            except Exception as exc:
+                raise JournalError(f"{path}: move at ply {ply} ({e.get('iccs')!r}) does not follow: {exc}") from None
+            moves.append(m)
+            ck = e.get("clock_ms")
+            side = e.get("side")
+            clocks.append(int(ck[side]) if isinstance(ck, dict) and side in ck else None)
+        elif e.get("type") == "game_end":
+            result = e.get("result", result)
+    return RecordedGame(start_fen, moves, clocks, events, last_t, headers, warnings, result, notation)
+
+
+def write_game_pgn(out_dir: str | os.PathLike[str], headers: dict[str, str], start_fen: str | None,
+                   moves: list[Move], clocks_ms: list[int | None] | None = None, result: str = "*",
+                   notation: str = "chinese", comments: list[str | None] | None = None) -> Path:
+    """Rewrite DIR/game.pgn atomically from the moves so far."""
+    from rules import START_FEN
+    from rules.pgn import Game, write_pgn
+
+    hdr = dict(headers)
+    fmt = {"chinese": "Chinese", "iccs": "ICCS", "wxf": "WXF", "yizi": "Yizi"}.get(notation, notation)
+    hdr["Format"] = fmt
+    hdr.setdefault("Result", result)
+    hdr["Result"] = result
+    fen = None if (start_fen is None or start_fen.split()[0] == START_FEN.split()[0]
+                   and start_fen.split()[1] in ("w", "r")) else start_fen
+    if fen is not None:
+        hdr["FEN"] = fen
+    n = len(moves)
+    clocks = list(clocks_ms) if clocks_ms is not None else [None] * n
+    clocks += [None] * (n - len(clocks))
+    notes = list(comments) if comments is not None else [None] * n
+    notes += [None] * (n - len(notes))
+    game = Game(headers=hdr, start_fen=fen, moves=list(moves), clocks_ms=clocks[:n], comments=notes[:n],
+                result=result)
+    text = write_pgn(game, notation=notation)
+    path = Path(out_dir) / PGN_NAME
+    atomic_write_text(path, text)
+    return path
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[str]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        yield from f

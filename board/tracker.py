@@ -1,0 +1,442 @@
+"""The tracker: a stream of Observations in, moves and incidents out.
+
+States: QUIET (board settled, nobody touching) → ACTIVE (hands over the
+board, or the reading departs from the settled board) → settle → QUIET.
+A stretch settles when the readings have stayed the same for `settle_s`
+with no hand in view, or, when a hand/arm rests at the edge, when the
+points it does not cover have stayed the same for `rest_settle_s` (and the
+change they show is fully visible). On each settle the change from the
+last legal position is explained by the most likely legal move sequence
+(board/explain.py); what cannot be explained becomes an illegal-move
+incident or an out-of-sync report, and the tracker keeps explaining every
+later settle from the last legal position, so it resumes by itself as soon
+as the board shows a reachable position again.
+
+Pure logic: no frames, no files. The recorder turns the events into the
+journal, the PGN and the evidence images.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rules import BLACK, RED, Move, Position
+from rules.notation import format_move
+
+from .episode import Episode, Settled
+from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, point_name
+from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, board_classes, classes_to_string,
+                      explain, log_readings, physical_move)
+from . import incidents as incident_rules
+
+QUIET, ACTIVE = "quiet", "active"
+IN_SYNC, OUT_OF_SYNC, ILLEGAL = "in_sync", "out_of_sync", "illegal"
+
+
+def side_name(color: str) -> str:
+    return "red" if color == RED else "black"
+
+
+def placement_fen(classes: np.ndarray) -> str:
+    """FEN placement (rank 9 first) of a 90-point class array."""
+    rows = []
+    for rank in range(9, -1, -1):
+        row, run = "", 0
+        for f in range(9):
+            c = CLASS_LETTERS[int(classes[rank * 9 + f])]
+            if c == ".":
+                run += 1
+            else:
+                if run:
+                    row += str(run)
+                    run = 0
+                row += c
+        if run:
+            row += str(run)
+        rows.append(row)
+    return "/".join(rows)
+
+
+@dataclass
+class TrackerConfig:
+    settle_s: float = 0.1            # quiet + unchanged this long = settled
+    min_settle_frames: int = 3
+    rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
+    lost_report_s: float = 0.3       # board not found this long → "board_lost" event
+    change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
+    offset_wobble: float = 0.12      # disc offset change that breaks a settle window
+    notation: str = "chinese"
+    explain: ExplainConfig = field(default_factory=ExplainConfig)
+    incidents: incident_rules.IncidentConfig = field(default_factory=incident_rules.IncidentConfig)
+
+
+@dataclass
+class _Frame:
+    t: float
+    frame_index: int
+    quiet: bool
+    occluded: np.ndarray
+    probs: np.ndarray
+    offsets: np.ndarray
+    argmax: np.ndarray
+
+
+class Tracker:
+    """Follows one game. Feed it Observations in order; it returns events as they happen."""
+
+    def __init__(self, start: Position | None = None, config: TrackerConfig | None = None,
+                 start_fen: str | None = None, moves: list[Move] | None = None,
+                 read_start: bool = False) -> None:
+        """`start`: the position to start from (default: the standard start);
+        `read_start=True`: read the start position from the first settled
+        frames instead. `start_fen` + `moves` continue a recorded game."""
+        self.cfg = config or TrackerConfig()
+        if start_fen is not None:
+            start = Position.from_fen(start_fen)
+        if start is None and not read_start:
+            start = Position()
+        self.position: Position | None = None
+        self.start_fen: str | None = None
+        self.moves: list[Move] = []
+        self.move_times: list[float] = []
+        self.state = QUIET
+        self.sync = IN_SYNC
+        self.sync_detail: tuple[int, ...] = ()
+        self.settled: Settled | None = None
+        self.episode: Episode | None = None
+        self.window: deque[_Frame] = deque()
+        self.lost_since: float | None = None
+        self.lost_reported = False
+        self.just_settled = False       # True right after the frame that settled (recorder pins it)
+        self.last_settle_frame: int = -1
+        self.incidents = incident_rules.IncidentTracker(self.cfg.incidents)
+        self._hashes: dict[int, int] = {}
+        self._last_ruling: tuple | None = None
+        self._t = 0.0
+        if start is not None:
+            self._set_start(start, moves or [])
+
+    # ------------------------------------------------------------------ setup
+    def _set_start(self, start: Position, moves: list[Move]) -> None:
+        self.start_fen = start.fen()
+        self.position = start.copy()
+        self._hashes = {self.position.zobrist_hash(): 1}
+        for m in moves:
+            self.position.push(m)
+            self.moves.append(m)
+            h = self.position.zobrist_hash()
+            self._hashes[h] = self._hashes.get(h, 0) + 1
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    # ------------------------------------------------------------------ main entry
+    def feed(self, obs) -> list[Event]:
+        """Process one Observation (vision.Observation or anything with its fields)."""
+        self.just_settled = False
+        self._t = float(obs.t)
+        events: list[Event] = []
+        if obs.pose is None:
+            return self._lost(obs, events)
+        if self.lost_since is not None:
+            if self.lost_reported:
+                events.append(TrackingEvent(obs.t, self.ply, "board_found",
+                                            f"board found again after {obs.t - self.lost_since:.1f} s"))
+            self.lost_since = None
+            self.lost_reported = False
+        probs = np.asarray(obs.probs, dtype=np.float32)
+        occ = np.asarray(obs.occluded, dtype=bool)
+        fr = _Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), occ, probs,
+                    np.asarray(obs.offset, dtype=np.float32), np.argmax(probs, axis=1))
+
+        if self.position is None:
+            return self._await_start(fr, events)
+
+        if self.state == QUIET:
+            if self._departs(fr):
+                self._begin_episode(fr)
+            else:
+                return events
+        assert self.episode is not None
+        self.episode.update(fr.t, fr.frame_index, fr.occluded, fr.probs, fr.offsets)
+        self._extend_window(fr)
+        settle = self._settle_kind()
+        if settle is not None:
+            events.extend(self._settle(settle))
+        return events
+
+    def finish(self, t: float | None = None) -> list[Event]:
+        """The source ended: settle what the last frames show, if they are clean."""
+        events: list[Event] = []
+        if self.state == ACTIVE and self.window and self.position is not None:
+            if all(f.quiet and not f.occluded.any() for f in self.window) and len(self.window) >= 2:
+                events.extend(self._settle("quiet"))
+        return events
+
+    # ------------------------------------------------------------------ pieces of feed
+    def _lost(self, obs, events: list[Event]) -> list[Event]:
+        if self.lost_since is None:
+            self.lost_since = float(obs.t)
+        if not self.lost_reported and obs.t - self.lost_since >= self.cfg.lost_report_s:
+            self.lost_reported = True
+            events.append(TrackingEvent(obs.t, self.ply, "board_lost",
+                                        "board not found (camera moved or view blocked); waiting for it"))
+        self.window.clear()
+        if self.position is not None and self.settled is not None:
+            if self.state == QUIET:
+                self._begin_episode_at(float(obs.t), int(obs.frame_index))
+            if self.episode is not None:
+                self.episode.update(float(obs.t), int(obs.frame_index), None, None, None)
+        return events
+
+    def _departs(self, fr: _Frame) -> bool:
+        if not fr.quiet or fr.occluded.any():
+            return True
+        if self.settled is None:
+            return True
+        lp = log_readings(fr.probs)
+        here = lp[np.arange(90), self.settled.classes]
+        if np.any(lp.max(axis=1) - here > self.cfg.change_nats):
+            return True
+        shift = np.linalg.norm(fr.offsets - self.settled.offsets, axis=1)
+        return bool(np.any(shift > self.cfg.offset_wobble * 1.5))
+
+    def _begin_episode(self, fr: _Frame) -> None:
+        self._begin_episode_at(fr.t, fr.frame_index)
+
+    def _begin_episode_at(self, t: float, frame_index: int) -> None:
+        assert self.position is not None
+        before = self.settled or Settled(t, frame_index, board_classes(self.position),
+                                         np.zeros((90, 2)), np.ones(90, dtype=bool), np.ones(90), provisional=True)
+        self.episode = Episode(t, frame_index, before)
+        self.state = ACTIVE
+        self.window.clear()
+
+    def _extend_window(self, fr: _Frame) -> None:
+        if self.window:
+            first = self.window[0]
+            both = ~fr.occluded & ~first.occluded
+            changed = np.any((fr.argmax != first.argmax) & both)
+            moved = np.any((np.linalg.norm(fr.offsets - first.offsets, axis=1) > self.cfg.offset_wobble) & both)
+            occl_changed = np.any(fr.occluded != first.occluded) and (fr.quiet and not fr.occluded.any())
+            if changed or moved or occl_changed:
+                self.window.clear()
+        self.window.append(fr)
+
+    def _settle_kind(self) -> str | None:
+        w = self.window
+        if len(w) < self.cfg.min_settle_frames:
+            return None
+        span = w[-1].t - w[0].t
+        clean = [f for f in reversed(w) if f.quiet and not f.occluded.any()]
+        # clean frames at the end of the window
+        n_clean = 0
+        for f in reversed(w):
+            if f.quiet and not f.occluded.any():
+                n_clean += 1
+            else:
+                break
+        if n_clean >= self.cfg.min_settle_frames:
+            tail = list(w)[-n_clean:]
+            if tail[-1].t - tail[0].t >= self.cfg.settle_s - 1e-6:
+                return "quiet"
+        del clean
+        if span >= self.cfg.rest_settle_s:
+            return "rest"
+        return None
+
+    def _evidence(self, frames: list[_Frame]) -> tuple[Evidence, np.ndarray]:
+        occ_any = np.zeros(90, dtype=bool)
+        psum = np.zeros((90, 15), dtype=np.float64)
+        osum = np.zeros((90, 2), dtype=np.float64)
+        n = np.zeros(90, dtype=np.float64)
+        for f in frames:
+            occ_any |= f.occluded
+            vis = ~f.occluded
+            psum[vis] += f.probs[vis]
+            osum[vis] += f.offsets[vis]
+            n += vis
+        visible = ~occ_any
+        nn = np.maximum(n, 1.0)[:, None]
+        probs = np.where(n[:, None] > 0, psum / nn, 1.0 / 15)
+        offsets = osum / nn
+        return Evidence(log_readings(probs), visible), offsets
+
+    # ------------------------------------------------------------------ settling
+    def _settle(self, kind: str) -> list[Event]:
+        assert self.position is not None and self.episode is not None
+        frames = list(self.window)
+        if kind == "quiet":
+            n_clean = 0
+            for f in reversed(frames):
+                if f.quiet and not f.occluded.any():
+                    n_clean += 1
+                else:
+                    break
+            frames = frames[-n_clean:]
+        evidence, offsets = self._evidence(frames)
+        ex = explain(self.position, evidence, self.cfg.explain)
+        if kind == "rest":
+            # An arm still covers part of the board: only settle on a change that
+            # is entirely in view, otherwise keep waiting (it may be mid-move).
+            changed = np.nonzero(ex.board != board_classes(self.position))[0]
+            if not ex.explains or np.any(~evidence.visible[changed]):
+                self.window.popleft()
+                return []
+        last = frames[-1]
+        events: list[Event] = []
+        before_pos = self.position.copy()
+        episode = self.episode
+        if ex.explains:
+            events.extend(self._accept(ex, last, episode))
+        else:
+            events.extend(self._unexplained(ex, evidence, last, episode))
+        # The new settled reference: the legal position's placement, the readings' offsets.
+        classes = board_classes(self.position) if self.sync == IN_SYNC else evidence.observed()
+        ref_prob = np.exp(evidence.logp[np.arange(90), classes])
+        prev_offsets = self.settled.offsets if self.settled is not None else offsets
+        offsets = np.where(evidence.visible[:, None], offsets, prev_offsets)
+        self.settled = Settled(last.t, last.frame_index, classes, offsets, evidence.visible, ref_prob)
+        events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
+                                                  before_pos, self.position, self.ply, self._move_sides()))
+        self.state = QUIET
+        self.episode = None
+        self.window.clear()
+        self.just_settled = True
+        self.last_settle_frame = last.frame_index
+        return events
+
+    def _move_sides(self) -> list[str]:
+        return []
+
+    def _accept(self, ex: Explanation, last: _Frame, episode: Episode) -> list[Event]:
+        assert self.position is not None
+        events: list[Event] = []
+        if self.sync != IN_SYNC:
+            what = "the board is back to the recorded position" if not ex.moves else \
+                "the board matches the recorded position after " + " ".join(m.iccs() for m in ex.moves)
+            events.append(TrackingEvent(last.t, self.ply, "resynced", what,
+                                        extra={"was": self.sync}))
+            self.sync = IN_SYNC
+            self.sync_detail = ()
+        n = len(ex.moves)
+        for i, m in enumerate(ex.moves):
+            color = self.position.turn
+            text = format_move(self.position, m, self.cfg.notation)
+            captured = self.position.piece_at(m.to_sq)
+            self.position.push(m)
+            self.moves.append(m)
+            self.move_times.append(last.t)
+            h = self.position.zobrist_hash()
+            self._hashes[h] = self._hashes.get(h, 0) + 1
+            events.append(MoveEvent(last.t, self.ply, m.iccs(), side_name(color), text, self.position.fen(),
+                                    last.frame_index, score=ex.score, inferred=(i < n - 1),
+                                    capture=captured, t_hand_left=self._hand_left_time()))
+            if self._hashes[h] >= 2:
+                events.extend(self._repetition(last))
+        return events
+
+    def _hand_left_time(self) -> float | None:
+        """Video time the last hand left (start of the clean settle window)."""
+        for f in self.window:
+            if f.quiet and not f.occluded.any():
+                return f.t
+        return None
+
+    def _repetition(self, last: _Frame) -> list[Event]:
+        from rules.repetition import adjudicate
+        ruling = adjudicate(self.start_fen, list(self.moves))
+        if ruling.ruling == "none":
+            self._last_ruling = None
+            return []
+        key = (ruling.ruling, tuple(ruling.cycle_plies))
+        if key == self._last_ruling:
+            return []
+        self._last_ruling = key
+        side = None
+        if ruling.ruling.startswith("red"):
+            side = "red"
+        elif ruling.ruling.startswith("black"):
+            side = "black"
+        pts = sorted({self.moves[-1].from_sq, self.moves[-1].to_sq})
+        return [IncidentEvent(last.t, self.ply, "repetition", side, pts,
+                              f"repetition: {ruling.ruling.replace('_', ' ')} ({ruling.reason})",
+                              frames={"after": last.frame_index}, extra={"ruling": ruling.to_dict()})]
+
+    def _unexplained(self, ex: Explanation, evidence: Evidence, last: _Frame, episode: Episode) -> list[Event]:
+        assert self.position is not None
+        ref = board_classes(self.position)
+        differing = evidence.contradictions(ref, self.cfg.explain.contradiction)
+        observed = evidence.observed()
+        shown = np.where(evidence.visible, observed, ref)
+        phys = physical_move(ref, evidence, self.cfg.explain.contradiction)
+        events: list[Event] = []
+        if phys is not None:
+            key = ("illegal", phys.from_sq, phys.to_sq)
+            if self.sync == ILLEGAL and self.sync_detail == key:
+                return events
+            self.sync, self.sync_detail = ILLEGAL, key
+            mover = RED if phys.piece.isupper() else BLACK
+            reason = self._illegal_reason(phys, mover)
+            events.append(self.incidents.illegal_move(
+                last.t, self.ply, side_name(mover), phys, reason, placement_fen(shown),
+                {"before": self.settled.frame_index if self.settled else episode.frame_start,
+                 "during": episode.busiest_frame if episode.busiest_frame >= 0 else episode.frame_start,
+                 "after": last.frame_index}))
+            return events
+        key = tuple(differing)
+        if self.sync == OUT_OF_SYNC and self.sync_detail == key:
+            return events
+        self.sync, self.sync_detail = OUT_OF_SYNC, key
+        names = ", ".join(f"{point_name(p)}: expected {CLASS_LETTERS[ref[p]]} read {CLASS_LETTERS[observed[p]]}"
+                          for p in differing[:12])
+        events.append(TrackingEvent(last.t, self.ply, "out_of_sync",
+                                    f"no legal move sequence explains the board ({names})",
+                                    points=list(differing),
+                                    extra={"board_shows": placement_fen(shown),
+                                           "expected": placement_fen(ref), "frame": last.frame_index}))
+        return events
+
+    def _illegal_reason(self, phys, mover: str) -> str:
+        assert self.position is not None
+        if mover != self.position.turn:
+            return f"{side_name(mover)} moved out of turn ({side_name(self.position.turn)} to move)"
+        m = Move(phys.from_sq, phys.to_sq)
+        if m in self.position.pseudo_legal_moves():
+            return "the move leaves the own general in check or facing the other general"
+        return "the piece cannot move that way"
+
+    def _await_start(self, fr: _Frame, events: list[Event]) -> list[Event]:
+        """No start position given: read it from the first settled, fully visible frames."""
+        self._extend_window(fr)
+        if self._settle_kind() != "quiet":
+            return events
+        frames = list(self.window)
+        evidence, offsets = self._evidence(frames)
+        standard = Position()
+        if not evidence.contradictions(board_classes(standard), self.cfg.explain.contradiction):
+            start = standard
+        else:
+            fen = placement_fen(evidence.observed()) + " w - - 0 1"
+            try:
+                start = Position.from_fen(fen)
+            except Exception as exc:  # FenError: unreadable start; keep waiting, say why once
+                if not getattr(self, "_start_error_said", False):
+                    self._start_error_said = True
+                    events.append(TrackingEvent(fr.t, 0, "start_unreadable",
+                                                f"cannot read a start position yet: {exc}"))
+                self.window.clear()
+                return events
+        self._set_start(start, [])
+        classes = board_classes(start)
+        ref_prob = np.exp(evidence.logp[np.arange(90), classes])
+        self.settled = Settled(fr.t, fr.frame_index, classes, offsets, evidence.visible, ref_prob)
+        self.window.clear()
+        self.just_settled = True
+        self.last_settle_frame = fr.frame_index
+        events.append(TrackingEvent(fr.t, 0, "started", "start position read from the board",
+                                    extra={"fen": start.fen()}))
+        return events
