@@ -1,0 +1,403 @@
+"""Find the 9x10 Xiangqi lattice in a photo or frame, with no markers.
+
+Why this way: the drawn lines are the one thing every board shares (wood, mat, plastic, paper),
+but pieces cover most intersections and much of each line. So we collect line-segment evidence
+(LSD), group it into the two dominant line families by their vanishing points, undo the
+perspective (vanishing points to infinity, families to the axes) so the lattice becomes two
+1-D combs of equally spaced lines, fit 9- and 10-tooth combs, and verify every candidate
+lattice directly in the image with ridge tests, including negative evidence: the river, where
+the inner files have no line, and the continuation of lines past the board edge. The winner is
+refined on sub-pixel ridge points along every visible line segment (`lines.measure` +
+`geometry.fit_h_from_line_points`), first at working resolution, then at full resolution.
+Orientation (which of the lattice's symmetries) comes from handedness (a photo is never
+mirrored) and from which half holds red's pieces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from . import geometry as geo
+from .lines import measure
+from .observation import BoardPose
+
+WORK_MAX = 1000  # working resolution (longest side, px) for finding
+
+
+class BoardNotFoundError(RuntimeError):
+    """No Xiangqi board could be found in the image."""
+
+
+@dataclass
+class LatticeFit:
+    """A located lattice before orientation by colour."""
+
+    homography: np.ndarray  # board -> full-resolution image
+    support: float          # fraction of visible line samples with a ridge (0..1)
+    river_clear: float      # fraction of river samples WITHOUT a ridge (0..1)
+    polarity: int           # 1 dark lines, -1 light lines
+    score: float
+
+
+# ----------------------------------------------------------------------------- preparation
+def to_gray(image: np.ndarray) -> np.ndarray:
+    """Grey image for line evidence. Accepts BGR, BGRA or grey uint8."""
+    if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("image must be a non-empty HxW or HxWx3 numpy array")
+    if image.ndim == 2:
+        return image
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    if image.shape[2] != 3:
+        raise ValueError(f"image has {image.shape[2]} channels; expected 1, 3 or 4")
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _segments(gray: np.ndarray) -> np.ndarray:
+    """Line segments (N, 4) x1 y1 x2 y2 from LSD on a contrast-normalised image."""
+    clahe = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
+    g = clahe.apply(gray)
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    segs = lsd.detect(g)[0]
+    if segs is None:
+        return np.zeros((0, 4))
+    segs = segs.reshape(-1, 4).astype(np.float64)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    return segs[length >= max(8.0, 0.008 * max(gray.shape))]
+
+
+# ----------------------------------------------------------------------------- vanishing points
+def _hom_lines(segs: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    p1 = np.c_[segs[:, 0:2], np.ones(len(segs))] @ norm.T
+    p2 = np.c_[segs[:, 2:4], np.ones(len(segs))] @ norm.T
+    l = np.cross(p1, p2)
+    return l / (np.linalg.norm(l[:, :2], axis=1, keepdims=True) + 1e-12)
+
+
+def _vp_error(segs_n: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Distance (normalised units) of segment endpoints from the line joining midpoint and v."""
+    m = 0.5 * (segs_n[:, 0:2] + segs_n[:, 2:4])
+    d = v[None, :2] - v[2] * m
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+    e = segs_n[:, 2:4] - m
+    return np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])
+
+
+def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
+            rng: np.random.Generator, iters: int = 150) -> tuple[np.ndarray, np.ndarray]:
+    """RANSAC + least squares vanishing point of a family of segments. Returns (v, inlier mask)."""
+    n = len(lines)
+    p = w / w.sum()
+    i = rng.choice(n, size=iters, p=p)
+    j = rng.choice(n, size=iters, p=p)
+    vs = np.cross(lines[i], lines[j])
+    nv = np.linalg.norm(vs, axis=1)
+    keep = (nv > 1e-12) & (i != j)
+    vs = vs[keep] / nv[keep, None]
+    if len(vs) == 0:
+        return np.array([0.0, 0.0, 1.0]), np.zeros(n, bool)
+    m = 0.5 * (segs_n[:, 0:2] + segs_n[:, 2:4])
+    e = segs_n[:, 2:4] - m
+    # error of every segment against every candidate at once
+    dx = vs[:, None, 0] - vs[:, None, 2] * m[None, :, 0]
+    dy = vs[:, None, 1] - vs[:, None, 2] * m[None, :, 1]
+    dn = np.sqrt(dx * dx + dy * dy) + 1e-12
+    err = np.abs(e[None, :, 0] * dy - e[None, :, 1] * dx) / dn
+    v = vs[int(np.argmax((err < tol).astype(np.float64) @ w))]
+    for _ in range(3):
+        inl = _vp_error(segs_n, v) < tol
+        if inl.sum() < 2:
+            break
+        a = lines[inl] * np.sqrt(w[inl])[:, None]
+        v = np.linalg.eigh(a.T @ a)[1][:, 0]
+    return v, _vp_error(segs_n, v) < tol
+
+
+# ----------------------------------------------------------------------------- combs
+def _comb_candidates(pos: np.ndarray, wt: np.ndarray, n_teeth: int, top: int = 4) -> list[tuple[float, float, float]]:
+    """Best equally spaced combs of n_teeth lines through 1-D weighted line positions.
+
+    Returns [(offset, spacing, score)] in the units of `pos`. The score sums sqrt(support) per
+    tooth, so many moderately supported teeth beat one strong table edge.
+    """
+    if len(pos) < 3:
+        return []
+    lo, hi = np.percentile(pos, 0.5), np.percentile(pos, 99.5)
+    span = hi - lo
+    if span <= 0:
+        return []
+    bins = 500
+    lo -= 0.02 * span
+    hi += 0.02 * span
+    scale = bins / (hi - lo)
+    hist = np.bincount(np.clip(((pos - lo) * scale).astype(int), 0, bins - 1), weights=wt, minlength=bins)
+    hist = cv2.GaussianBlur(hist.reshape(1, -1).astype(np.float64), (0, 0), 1.5).ravel()
+    hist = np.sqrt(hist / (hist.max() + 1e-12))
+    ext = np.concatenate([hist, np.zeros(bins + 2)])
+    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (n_teeth - 1)), 0.015))
+    offs = np.arange(bins, dtype=np.float64)
+    teeth = offs[None, :, None] + spacings[:, None, None] * np.arange(n_teeth)[None, None, :]
+    ti = np.minimum(teeth.astype(np.int32), 2 * bins)
+    fr = (teeth - ti).astype(np.float32)
+    ext32 = ext.astype(np.float32)
+    sc = (ext32[ti] * (1 - fr) + ext32[ti + 1] * fr).sum(axis=2)
+    sc[teeth[:, :, -1] >= bins] = -1
+    kbest = np.argpartition(-sc, 6, axis=1)[:, :6]
+    cands = [(float(k), float(spacings[si]), float(sc[si, k]))
+             for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
+    cands.sort(key=lambda c: -c[2])
+    picked: list[tuple[float, float, float]] = []
+    for o, s, sc in cands:
+        if all(abs(s - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
+            picked.append((o, s, sc))
+        if len(picked) >= top:
+            break
+    return [(o / scale + lo, s / scale, sc) for o, s, sc in picked]
+
+
+# ----------------------------------------------------------------------------- verification
+def _line_width(spacing_px: float) -> int:
+    return int(max(2, round(0.035 * spacing_px)))
+
+
+def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None) -> tuple[float, int, float, float]:
+    """Score a lattice hypothesis in the image: (score, polarity, support, river_clear)."""
+    sp = geo.point_spacing_px(h)
+    if not np.isfinite(sp) or sp < 6:
+        return -1.0, 1, 0.0, 0.0
+    gh, gw = gray.shape
+    c = geo.apply_h(h, geo.CORNERS)
+    if not np.all(np.isfinite(c)):
+        return -1.0, 1, 0.0, 0.0
+    w = _line_width(sp)
+    pts, nrm, _ = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7)
+    rpts, rnrm, _ = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7, include_river=True)
+    # continuation of every line half a spacing past the board edge: should be blank
+    ext, enrm = [], []
+    for f in range(9):
+        ext += [(f, -0.5), (f, 9.5)]; enrm += [(1.0, 0.0)] * 2
+    for r in range(10):
+        ext += [(-0.5, r), (8.5, r)]; enrm += [(0.0, 1.0)] * 2
+    ext, enrm = np.array(ext, float), np.array(enrm, float)
+    tol = max(1.5, 0.03 * sp)
+    best = (-1.0, 1, 0.0, 0.0)
+    for pol in ((1, -1) if polarity is None else (polarity,)):
+        thr = 5.0
+        m = measure(gray, h, pts, nrm, tol, w, pol, thr, tol)
+        inside = np.isfinite(m.strength)
+        sup = float(np.mean(m.centre_strength >= thr))
+        mr = measure(gray, h, rpts, rnrm, tol, w, pol, thr, tol)
+        river_line = float(np.mean(mr.centre_strength >= thr))
+        me = measure(gray, h, ext, enrm, tol, w, pol, thr, tol)
+        ext_line = float(np.mean(me.centre_strength >= thr))
+        score = sup - 0.5 * river_line * sup - 0.4 * ext_line * sup
+        if score > best[0]:
+            best = (score, pol, sup, 1.0 - river_line)
+        del inside
+    return best
+
+
+def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
+           rounds: int = 3, min_strength: float = 5.0) -> tuple[np.ndarray, float]:
+    """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support)."""
+    pts, nrm, ids = geo.lattice_segments(step=0.1, lo=0.2, hi=0.8)
+    axis = np.where(ids < geo.FILES, 0, 1)
+    value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
+    support = 0.0
+    for k in range(rounds):
+        sp = geo.point_spacing_px(h)
+        w = _line_width(sp)
+        search = max(2.0, search_frac * sp * (0.6 ** k))
+        m = measure(gray, h, pts, nrm, search, w, polarity, min_strength)
+        support = float(m.found.mean())
+        ok = m.found
+        # each direction needs several distinct lines
+        if len(np.unique(ids[ok & (axis == 0)])) < 3 or len(np.unique(ids[ok & (axis == 1)])) < 3:
+            break
+        h = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
+                                       weights=np.sqrt(m.strength[ok]), h0=h)
+    return h, support
+
+
+# ----------------------------------------------------------------------------- orientation
+def red_score(image_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Per point, how much red ink there is on the point (vs the board around it).
+
+    Red pieces carry red characters (or are red discs); black ones dark/green/blue. Hue near 0
+    with strong saturation, excluding the orange of wood (hue ~10-25 in OpenCV units).
+    """
+    sp = geo.point_spacing_px(h)
+    r = max(2.0, 0.3 * sp)
+    cen = geo.apply_h(h, geo.POINTS)
+    hh, ww = image_bgr.shape[:2]
+    scale = min(1.0, 12.0 / r)  # work on ~12px radius discs
+    small = cv2.resize(image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image_bgr
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
+    red = ((hue <= 7) | (hue >= 165)) & (sat >= 90) & (val >= 60)
+    red = red.astype(np.float32)
+    integ = cv2.integral(red)
+    rs = r * scale
+    out = np.zeros(90)
+    for i, (x, y) in enumerate(cen * scale):
+        x0, x1 = int(max(0, x - rs)), int(min(small.shape[1], x + rs))
+        y0, y1 = int(max(0, y - rs)), int(min(small.shape[0], y + rs))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        out[i] = (integ[y1, x1] - integ[y0, x1] - integ[y1, x0] + integ[y0, x0]) / ((x1 - x0) * (y1 - y0))
+    return out
+
+
+def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
+    """Pick the symmetry of the lattice fit that is not mirrored and puts red at rank 0.
+
+    `red` is a per-point red-ness score (red pieces) in the point order of `h`; the half with
+    more red (the palace counted double: generals and advisors live there) is red's.
+    """
+    if not geo.is_proper(h):
+        h = h @ geo.board_symmetry("flip_x")
+    if red is not None:
+        r = np.asarray(red, dtype=np.float64).reshape(10, 9)
+        wgt = np.ones((10, 9))
+        wgt[0:3, 3:6] = 2.0
+        wgt[7:10, 3:6] = 2.0
+        low, high = float((r[:5] * wgt[:5]).sum()), float((r[5:] * wgt[5:]).sum())
+        if high > low:
+            h = h @ geo.board_symmetry("rot180")
+    return h / h[2, 2]
+
+
+# ----------------------------------------------------------------------------- main entry
+def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
+    """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError."""
+    gray_full = to_gray(image)
+    H, W = gray_full.shape
+    if min(H, W) < 60:
+        raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
+    f = min(1.0, WORK_MAX / max(H, W))
+    gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray_full
+    gh, gw = gray.shape
+    segs = _segments(gray)
+    if len(segs) < 20:
+        raise BoardNotFoundError("no board found: too few straight lines in the image")
+    c = np.array([gw / 2, gh / 2])
+    s = 2.0 / max(gw, gh)
+    norm = np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
+    segs_n = np.c_[(segs[:, 0:2] - c) * s, (segs[:, 2:4] - c) * s]
+    lines = _hom_lines(segs, norm)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    ang = np.degrees(np.arctan2(segs[:, 3] - segs[:, 1], segs[:, 2] - segs[:, 0])) % 180
+    hist = np.bincount(ang.astype(int) % 180, weights=length, minlength=180).astype(np.float64)
+    hist = np.convolve(np.r_[hist[-6:], hist, hist[:6]], np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2), "same")[6:-6]
+    rng = np.random.default_rng(rng_seed)
+    tol = 1.2 * s  # 1.2 working px in normalised units
+    peaks = []
+    hh = hist.copy()
+    for _ in range(4):
+        p = int(np.argmax(hh))
+        if hh[p] <= 0:
+            break
+        peaks.append(p)
+        for d in range(-20, 21):
+            hh[(p + d) % 180] = 0
+    best: tuple[float, np.ndarray, int] | None = None
+    tried = 0
+    for i in range(len(peaks)):
+        for j in range(i + 1, len(peaks)):
+            da = abs(peaks[i] - peaks[j]) % 180
+            da = min(da, 180 - da)
+            if da < 30:
+                continue
+            tried += 1
+            if tried > 3:
+                break
+            for hyp in _hypotheses(segs_n, lines, length, ang, peaks[i], peaks[j], tol, rng):
+                hb = np.linalg.inv(norm) @ hyp
+                sc, pol, sup, rc = _verify(gray, hb)
+                if best is None or sc > best[0]:
+                    best = (sc, hb, pol)
+        if best is not None and best[0] > 0.6:
+            break
+    if best is None or best[0] < 0.25:
+        raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
+    _, hb, pol = best
+    hb, _ = refine(gray, hb, pol, search_frac=0.2, rounds=4)
+    sc, pol, sup, rc = _verify(gray, hb, pol)
+    if sc < 0.3:
+        raise BoardNotFoundError(f"no board found: best lattice has only {sup:.0%} line support")
+    # full resolution
+    up = np.diag([1.0 / f, 1.0 / f, 1.0])
+    hf = up @ hb
+    if f < 1:
+        hf, _ = refine(gray_full, hf, pol, search_frac=0.04, rounds=2)
+    sc, pol, sup, rc = _verify(gray_full, hf, pol)
+    return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc)
+
+
+def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng):
+    """Lattice homographies (board -> normalised image) from two angle peaks."""
+    fams = []
+    for p in (pa, pb):
+        d = np.abs((ang - p + 90) % 180 - 90)
+        sel = d < 22
+        if sel.sum() < 6:
+            return []
+        v, inl = _fit_vp(segs_n[sel], lines[sel], length[sel], tol, rng)
+        idx = np.flatnonzero(sel)
+        fams.append((v, idx[inl]))
+    (v1, i1), (v2, i2) = fams
+    hz = np.cross(v1, v2)
+    if abs(hz[2]) < 1e-9:
+        return []
+    hp = np.array([[1, 0, 0], [0, 1, 0], [hz[0] / hz[2], hz[1] / hz[2], 1.0]])
+    # all of the image must be on one side of the horizon
+    corners = np.array([[-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
+    sgn = np.sign(corners @ hz)
+    if not (np.all(sgn > 0) or np.all(sgn < 0)):
+        return []
+    d1 = (hp @ v1)[:2]
+    d2 = (hp @ v2)[:2]
+    m = np.c_[d1, d2]
+    if abs(np.linalg.det(m)) < 1e-12:
+        return []
+    a = np.eye(3)
+    a[:2, :2] = np.linalg.inv(m)
+    r = a @ hp  # family 1 -> horizontal lines (constant y), family 2 -> vertical (constant x)
+
+    def rect(idx):
+        p1 = np.c_[segs_n[idx, 0:2], np.ones(len(idx))] @ r.T
+        p2 = np.c_[segs_n[idx, 2:4], np.ones(len(idx))] @ r.T
+        return p1[:, :2] / p1[:, 2:3], p2[:, :2] / p2[:, 2:3]
+
+    a1, b1 = rect(i1)
+    a2, b2 = rect(i2)
+    pos1, len1 = 0.5 * (a1[:, 1] + b1[:, 1]), np.abs(a1[:, 0] - b1[:, 0])
+    pos2, len2 = 0.5 * (a2[:, 0] + b2[:, 0]), np.abs(a2[:, 1] - b2[:, 1])
+    # weights: rectified length, but capped relative to the median so one table edge can't dominate
+    len1 = np.minimum(len1, 8 * np.median(len1) + 1e-12)
+    len2 = np.minimum(len2, 8 * np.median(len2) + 1e-12)
+    rinv = np.linalg.inv(r)
+    out = []
+    for n1, n2 in ((10, 9), (9, 10)):
+        c1 = _comb_candidates(pos1, len1, n1, top=3)  # y positions (family 1 horizontal)
+        c2 = _comb_candidates(pos2, len2, n2, top=3)  # x positions
+        for o1, s1, _ in c1:
+            for o2, s2, _ in c2:
+                if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
+                    lat = np.array([[s2, 0, o2], [0, s1, o1], [0, 0, 1]])
+                else:  # family 1 (y positions) are files: board x -> rect y
+                    lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
+                out.append(rinv @ lat)
+    return out
+
+
+def locate(image_bgr: np.ndarray) -> BoardPose:
+    """Find the board in a colour image and orient it (red's back rank = rank 0)."""
+    fit = find_lattice(image_bgr)
+    h = orient(fit.homography)
+    if image_bgr.ndim == 3:
+        h = orient(h, red_score(image_bgr, h))
+    return BoardPose(homography=h, corners=geo.corners_of(h), confidence=float(np.clip(fit.support, 0, 1)),
+                     red_side=geo.red_side_of(h))
