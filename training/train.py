@@ -1,0 +1,224 @@
+"""Train the piece classifier on CPU and export `vision/models/pieces.onnx`.
+
+Developer step (never run by tests or CI). Needs PyTorch and onnx:
+    .venv/bin/pip install torch==2.13.0 onnx
+    .venv/bin/python -m training.train --epochs 10            # ~10-15 min on 2 cores
+    .venv/bin/python -m training.evaluate                      # figures for MODEL_CARD.md
+
+Data (see training/dataset.py): rendered crops from `sim.render_still` for
+seeds `--sim-seeds` in every look except the held-out ones, plus real disc
+crops from the 'train' photo groups. Model selection uses the rendered
+validation seeds and the real 'val' photo groups; the real 'test' groups and
+the held-out look are only ever touched by training/evaluate.py.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from training import dataset as D
+from training.augment import geometric, photometric, real_to_wide
+from vision.crops import disc_to_point_crop
+from vision.observation import CLASSES
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_WORK = Path("/tmp/xqtrack_training")
+HELD_OUT_LOOKS_DEFAULT = 1       # the last N looks of sim.LOOKS are never trained on
+SIM_TRAIN_SEEDS = (10_000, 10_000 + 400)
+SIM_VAL_SEEDS = (20_000, 20_000 + 24)
+SIM_TEST_SEEDS = (30_000, 30_000 + 60)   # used by training/evaluate.py only
+
+
+def sim_looks() -> tuple[list[str], list[str]]:
+    """(training looks, held-out looks)."""
+    from sim import LOOKS
+    looks = list(LOOKS)
+    k = HELD_OUT_LOOKS_DEFAULT if len(looks) > 2 else 0
+    return (looks[:-k] if k else looks), (looks[-k:] if k else [])
+
+
+def cached_sim(work: Path, name: str, seeds: range, looks: list[str] | None, verbose: bool = True) -> D.SimSet:
+    path = work / f"sim_{name}_{seeds.start}_{seeds.stop}_{'-'.join(looks or ['any'])}.npz"
+    if path.exists():
+        return D.load_sim_set(path)
+    t = time.time()
+    s = D.render_sim_set(seeds, looks, verbose=verbose)
+    D.save_sim_set(s, path)
+    print(f"rendered {name}: {len(s.labels)} crops from {len(seeds)} stills in {time.time() - t:.0f}s", flush=True)
+    return s
+
+
+class MixedDataset:
+    """Rendered wide crops + real discs, augmented on the fly."""
+
+    def __init__(self, sim: D.SimSet, real: D.RealSet, real_repeat: int, seed: int) -> None:
+        self.sim = sim
+        self.real_imgs = [D.square_disc(im) for im in real.images]
+        self.real_labels = real.labels
+        self.empty_idx = np.flatnonzero(sim.labels == 0)
+        self.items = [(0, i) for i in range(len(sim.labels))] + \
+                     [(1, j) for _ in range(real_repeat) for j in range(len(real.labels))]
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k: int):
+        import torch
+        rng = np.random.default_rng((self.seed, k, int(torch.randint(0, 2**31 - 1, ()).item())))
+        src, i = self.items[k]
+        if src == 0:
+            wide, off, y = self.sim.crops[i], self.sim.offsets[i], int(self.sim.labels[i])
+        else:
+            bg = None
+            if rng.random() < 0.7 and len(self.empty_idx):
+                bg = self.sim.crops[int(rng.choice(self.empty_idx))]
+            wide, off = real_to_wide(self.real_imgs[i], rng, bg)
+            y = int(self.real_labels[i])
+        img, off2 = geometric(wide, off, rng)
+        img = photometric(img, rng)
+        x = torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1).float() / 255.0
+        has_off = 1.0 if y != 0 else 0.0
+        return x, y, torch.from_numpy(off2), has_off
+
+
+def eval_arrays(net, crops: np.ndarray, batch: int = 512) -> np.ndarray:
+    import torch
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(crops), batch):
+            x = torch.from_numpy(crops[i:i + batch]).permute(0, 3, 1, 2).float() / 255.0
+            out.append(net(x)[0].argmax(1).numpy())
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def real_eval_crops(real: D.RealSet) -> np.ndarray:
+    """The fixed convention used for every real-crop figure (and by the tests)."""
+    return np.stack([disc_to_point_crop(D.square_disc(im), size=D.CROP, fill=0.9) for im in real.images])
+
+
+def export_onnx(net, path: Path, tta: bool, meta: dict[str, str]) -> None:
+    import onnx
+    import torch
+    from training.model import ExportWrapper
+
+    net.eval()
+    w = ExportWrapper(net, tta=tta).eval()
+    x = torch.zeros(2, D.CROP, D.CROP, 3, dtype=torch.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.onnx")
+    torch.onnx.export(w, (x,), str(tmp), input_names=["crops"], output_names=["logits", "embedding", "offset"],
+                      dynamic_axes={k: {0: "n"} for k in ("crops", "logits", "embedding", "offset")},
+                      opset_version=17, dynamo=False)
+    m = onnx.load(str(tmp))
+    for k, v in meta.items():
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(m, str(path))
+    tmp.unlink()
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--widths", default="16,32,48,64")
+    ap.add_argument("--real-repeat", type=int, default=3)
+    ap.add_argument("--sim-seeds", type=int, default=SIM_TRAIN_SEEDS[1] - SIM_TRAIN_SEEDS[0])
+    ap.add_argument("--tta", action="store_true", help="average over quarter turns inside the ONNX graph (4x cost)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "pieces.onnx")
+    ap.add_argument("--max-minutes", type=float, default=15.0, help="stop training after this long")
+    ap.add_argument("--init", type=Path, default=None, help="start from a checkpoint (.pt)")
+    args = ap.parse_args(argv)
+
+    import torch
+    import torch.nn.functional as F
+    from training.model import PieceNet
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    args.work.mkdir(parents=True, exist_ok=True)
+    train_looks, held_looks = sim_looks()
+    print(f"looks: train {train_looks}, held out {held_looks}", flush=True)
+    sim_tr = cached_sim(args.work, "train", range(SIM_TRAIN_SEEDS[0], SIM_TRAIN_SEEDS[0] + args.sim_seeds), train_looks)
+    sim_va = cached_sim(args.work, "val", range(*SIM_VAL_SEEDS), train_looks)
+    real_tr = D.load_real("train")
+    real_va = D.load_real("val")
+    print(f"sim train {len(sim_tr.labels)} crops, sim val {len(sim_va.labels)}, real train {len(real_tr.labels)} "
+          f"({len(set(real_tr.groups))} groups), real val {len(real_va.labels)} ({len(set(real_va.groups))} groups)",
+          flush=True)
+    sim_va_x = np.stack([D.center_cut(c) for c in sim_va.crops])
+    real_va_x = real_eval_crops(real_va)
+
+    ds = MixedDataset(sim_tr, real_tr, args.real_repeat, seed=1)
+    loader = torch.utils.data.DataLoader(ds, batch_size=args.batch, shuffle=True, num_workers=1,
+                                         drop_last=True, persistent_workers=True)
+    widths = tuple(int(v) for v in args.widths.split(","))
+    net = PieceNet(widths)
+    if args.init:
+        net.load_state_dict(torch.load(args.init)["state"])
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * len(loader)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    best = (math.inf, None)
+    t0 = time.time()
+    history = []
+    stop = False
+    for ep in range(args.epochs):
+        net.train()
+        tl, tn, tc = 0.0, 0, 0
+        for x, y, off, has in loader:
+            logits, _, po = net(x)
+            loss_c = F.cross_entropy(logits, y, label_smoothing=0.05)
+            loss_o = (F.smooth_l1_loss(po * 10, torch.stack([off[:, 0], -off[:, 1]], 1) * 10, reduction="none")
+                      .sum(1) * has).sum() / has.sum().clamp(min=1)
+            loss = loss_c + 0.2 * loss_o
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched.last_epoch < steps - 1:
+                sched.step()
+            tl += loss_c.item() * len(y)
+            tn += len(y)
+            tc += (logits.argmax(1) == y).sum().item()
+            if (time.time() - t0) / 60 > args.max_minutes:
+                stop = True
+                break
+        sim_err = float((eval_arrays(net, sim_va_x) != sim_va.labels).mean())
+        real_err = float((eval_arrays(net, real_va_x) != real_va.labels).mean())
+        score = sim_err + real_err
+        history.append({"epoch": ep + 1, "train_loss": tl / max(tn, 1), "train_acc": tc / max(tn, 1),
+                        "sim_val_err": sim_err, "real_val_err": real_err, "minutes": (time.time() - t0) / 60})
+        print(json.dumps(history[-1]), flush=True)
+        if score <= best[0]:
+            best = (score, {k: v.clone() for k, v in net.state_dict().items()})
+            torch.save({"state": best[1], "widths": widths}, args.work / "best.pt")
+        if stop:
+            print("time limit reached", flush=True)
+            break
+    net.load_state_dict(best[1])
+    meta = {
+        "classes": "".join(CLASSES), "input_size": str(D.CROP), "span": "1.0", "tta": str(bool(args.tta)),
+        "widths": args.widths, "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "train_looks": ",".join(train_looks), "held_out_looks": ",".join(held_looks),
+        "sim_train_seeds": f"{SIM_TRAIN_SEEDS[0]}..{SIM_TRAIN_SEEDS[0] + args.sim_seeds - 1}",
+        "real_split": f"by source_photo_group sha1 order: test {D.REAL_TEST_GROUPS}, val {D.REAL_VAL_GROUPS}, rest train",
+        "data_attribution": "real crops: Roboflow 'chinese-chess-detect-for-yolo' v8 via cotuongbaodien/xqrecognition, CC BY 4.0",
+    }
+    export_onnx(net, args.out, args.tta, meta)
+    (args.work / "history.json").write_text(json.dumps(history, indent=1))
+    print(f"exported {args.out} ({args.out.stat().st_size / 1024:.0f} KiB) after {(time.time() - t0) / 60:.1f} min",
+          flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Piece classifier: point crops -> per-class probabilities (ONNX, onnxruntime).
+
+The model (`vision/models/pieces.onnx`, built by `training/`) takes BGR uint8
+crops in the `vision.crops` convention and returns, per crop:
+
+* ``logits``    (N, 15) over CLASSES (`. K A B N R C P k a b n r c p`),
+* ``embedding`` (N, D) the penultimate features, averaged over the four 90-degree
+  turns of the crop inside the graph (so logits are exactly invariant to
+  quarter turns and very stable in between),
+* ``offset``    (N, 2) disc centre minus crop centre, in point spacings
+  (x along files, y along ranks) for a span-1 crop; meaningless on empty points.
+
+A `calibration.PieceSetProfile` adds a small learned correction on top of the
+logits (``logits + embedding @ delta_w + delta_b``) fitted on a position known
+to be on the board; see `calibration/piece_profile.py`. Keeping the correction
+outside the ONNX file means one shipped model serves every piece set.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.observation import CLASSES
+
+if TYPE_CHECKING:  # vision never needs calibration at import time
+    from calibration.piece_profile import PieceSetProfile
+
+__all__ = ["PieceClassifier", "ClassifierOutput", "DEFAULT_MODEL_PATH", "softmax", "ModelLoadError"]
+
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pieces.onnx"
+
+
+class ModelLoadError(RuntimeError):
+    """The classifier model file is missing or is not a pieces model."""
+
+
+@dataclass
+class ClassifierOutput:
+    """Everything the model says about a batch of crops."""
+
+    probs: np.ndarray      # (N, 15) float32, rows sum to 1, with the profile applied
+    logits: np.ndarray     # (N, 15) float32, with the profile applied
+    embedding: np.ndarray  # (N, D) float32
+    offsets: np.ndarray    # (N, 2) float32, point spacings (x files, y ranks)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, numerically safe."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def _file_id(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+class PieceClassifier:
+    """Runs the pieces ONNX model on point crops.
+
+    Args:
+        model_path: the .onnx file (default: the shipped `vision/models/pieces.onnx`).
+        profile: an optional `calibration.PieceSetProfile` tuned to a piece set and light.
+        threads: onnxruntime intra-op threads (1 keeps the tracker on one core).
+    """
+
+    def __init__(self, model_path: str | os.PathLike | None = None,
+                 profile: "PieceSetProfile | None" = None, threads: int = 1) -> None:
+        import onnxruntime as ort  # imported here so importing vision stays cheap
+
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
+        if not path.is_file():
+            raise ModelLoadError(f"piece model not found: {path} (build it with `python -m training.train`)")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, int(threads))
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self._sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises several unrelated types
+            raise ModelLoadError(f"{path}: not a loadable ONNX model ({exc})") from exc
+        inputs = self._sess.get_inputs()
+        outputs = {o.name for o in self._sess.get_outputs()}
+        if len(inputs) != 1 or not {"logits", "embedding", "offset"} <= outputs:
+            raise ModelLoadError(f"{path}: expected one input and outputs logits/embedding/offset, got "
+                                 f"inputs {[i.name for i in inputs]} outputs {sorted(outputs)}")
+        self._input_name = inputs[0].name
+        meta = self._sess.get_modelmeta().custom_metadata_map
+        classes = tuple(meta.get("classes", "".join(CLASSES)))
+        if classes != CLASSES:
+            raise ModelLoadError(f"{path}: model classes {''.join(classes)!r} differ from {''.join(CLASSES)!r}")
+        shape = inputs[0].shape
+        self.input_size = int(meta.get("input_size", shape[1] if isinstance(shape[1], int) else 48))
+        self.span = float(meta.get("span", 1.0))
+        self.model_path = path
+        self.model_id = _file_id(path)
+        self.embedding_dim = int(self._sess.get_outputs()[[o.name for o in self._sess.get_outputs()].index("embedding")].shape[1])
+        self._profile: "PieceSetProfile | None" = None
+        if profile is not None:
+            self.set_profile(profile)
+
+    # ------------------------------------------------------------------ profile
+    @property
+    def profile(self) -> "PieceSetProfile | None":
+        return self._profile
+
+    def set_profile(self, profile: "PieceSetProfile | None") -> None:
+        """Apply (or with None, remove) a piece-set profile.
+
+        Raises ValueError when the profile was fitted for a different model
+        (its correction lives in that model's embedding space).
+        """
+        if profile is not None:
+            if profile.model_id != self.model_id:
+                raise ValueError(f"piece-set profile {profile.name!r} was fitted for model {profile.model_id}, "
+                                 f"this classifier runs model {self.model_id} ({self.model_path}); "
+                                 "re-run the adaptation for this model")
+            if profile.delta_w.shape != (self.embedding_dim, len(CLASSES)):
+                raise ValueError(f"piece-set profile {profile.name!r}: delta_w shape {profile.delta_w.shape} "
+                                 f"does not match embedding size {self.embedding_dim}")
+        self._profile = profile
+
+    # ---------------------------------------------------------------- inference
+    def _prepare(self, crops: np.ndarray) -> np.ndarray:
+        a = np.asarray(crops)
+        if a.ndim == 3 and a.shape[-1] == 3:
+            a = a[None]
+        if a.ndim != 4 or a.shape[-1] != 3:
+            raise ValueError(f"crops must be (N, S, S, 3) BGR images, got shape {a.shape}")
+        if a.dtype != np.uint8:
+            if np.issubdtype(a.dtype, np.floating) and a.size and a.max() <= 1.0:
+                a = a * 255.0
+            a = np.clip(a, 0, 255).astype(np.uint8)
+        s = self.input_size
+        if a.shape[1] != s or a.shape[2] != s:
+            a = np.stack([cv2.resize(c, (s, s), interpolation=cv2.INTER_AREA if c.shape[0] > s else cv2.INTER_LINEAR)
+                          for c in a]) if len(a) else np.zeros((0, s, s, 3), np.uint8)
+        return np.ascontiguousarray(a)
+
+    def raw(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Model outputs without any profile: (logits, embedding, offsets)."""
+        a = self._prepare(crops)
+        if len(a) == 0:
+            return (np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, self.embedding_dim), np.float32),
+                    np.zeros((0, 2), np.float32))
+        logits, emb, off = self._sess.run(["logits", "embedding", "offset"], {self._input_name: a})
+        return logits.astype(np.float32), emb.astype(np.float32), off.astype(np.float32)
+
+    def predict_full(self, crops: np.ndarray) -> ClassifierOutput:
+        """Probabilities, logits, embeddings and disc offsets, with the profile applied."""
+        logits, emb, off = self.raw(crops)
+        if self._profile is not None and len(logits):
+            logits = self._profile.apply(logits, emb)
+        return ClassifierOutput(softmax(logits), logits, emb, off)
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 15) float32 class probabilities for (N, S, S, 3) BGR uint8 crops."""
+        return self.predict_full(crops).probs
