@@ -1,0 +1,269 @@
+"""The recording loop: source → vision → tracker → journal, PGN, evidence, console.
+
+One job: wire the parts together and make sure nothing recorded is ever
+lost — every event is journalled (synced) the moment the tracker reports
+it, game.pgn is rewritten atomically after every move, and whatever stops
+the loop (end of file, camera gone, Ctrl-C, a crash in a part) still
+leaves the journal, the PGN and the review page behind.
+"""
+from __future__ import annotations
+
+import queue
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, TextIO
+
+from rules import Move, Position
+
+from .events import Event, IncidentEvent, MoveEvent, TrackingEvent
+from .journal import EVENTS_NAME, Journal, JournalError, load_game, write_game_pgn
+from .tracker import Tracker, TrackerConfig
+
+
+class RecordError(RuntimeError):
+    """Recording cannot start or continue (message says why; data recorded so far is kept)."""
+
+
+@dataclass
+class RecordSummary:
+    out_dir: Path
+    moves: list[str]
+    incidents: list[dict[str, Any]]
+    frames: int
+    video_s: float
+    wall_s: float
+    ended: str                      # "end_of_source", "source_lost", "interrupted", "error"
+    message: str = ""
+    out_of_sync: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def speed(self) -> float:
+        return self.video_s / self.wall_s if self.wall_s > 0 else 0.0
+
+
+class Recorder:
+    """Records one game into `out_dir`.
+
+    `reader` is anything with `process(frame, t, frame_index) -> Observation`
+    (vision.BoardReader by default). `on_line` receives the human lines
+    (moves, incidents, tracking changes) as they happen.
+    """
+
+    def __init__(self, out_dir: str | Path, *, start_fen: str | None = None, read_start: bool = False,
+                 resume: bool = False, clock: Any = None, notation: str = "chinese",
+                 reader: Any = None, config: TrackerConfig | None = None,
+                 headers: dict[str, str] | None = None, on_line: Callable[[str], None] | None = None,
+                 evidence: bool = True) -> None:
+        self.out_dir = Path(out_dir)
+        self.notation = notation
+        self.on_line = on_line or (lambda s: None)
+        self.reader = reader
+        cfg = config or TrackerConfig()
+        cfg.notation = notation
+        self.t_offset = 0.0
+        existing = self.out_dir / EVENTS_NAME
+        if resume:
+            try:
+                game = load_game(self.out_dir)
+            except JournalError as exc:
+                raise RecordError(str(exc)) from None
+            for w in game.warnings:
+                print(f"xqtrack record: warning: {w}", file=sys.stderr)
+            self.headers = dict(game.headers)
+            self.notation = game.notation or notation
+            cfg.notation = self.notation
+            self.tracker = Tracker(config=cfg, start_fen=game.start_fen, moves=game.moves)
+            self.clocks_ms: list[int | None] = list(game.clocks_ms)
+            self.t_offset = game.last_t + 1.0
+            self.journal = Journal(self.out_dir)
+            self._write(TrackingEvent(0.0, self.tracker.ply, "resumed",
+                                      f"continuing after ply {self.tracker.ply}",
+                                      extra={"fen": self.tracker.position.fen(), "t_offset": round(self.t_offset, 3)}))
+        else:
+            if existing.exists() and existing.stat().st_size > 0:
+                raise RecordError(f"{self.out_dir} already holds a recording (events.jsonl); "
+                                  f"use --resume to continue it, or choose another --out folder")
+            self.headers = dict(headers or {})
+            self.headers.setdefault("Date", time.strftime("%Y.%m.%d"))
+            start = Position.from_fen(start_fen) if start_fen else (None if read_start else Position())
+            self.tracker = Tracker(start=start, config=cfg, read_start=read_start and not start_fen)
+            self.clocks_ms = []
+            self.journal = Journal(self.out_dir)
+            if self.tracker.position is not None:
+                self._write(TrackingEvent(0.0, 0, "started", "recording started",
+                                          extra={"fen": self.tracker.start_fen, "headers": self.headers,
+                                                 "notation": self.notation}))
+                self._write_pgn()
+        self.clock = clock
+        self.clock_queue: "queue.Queue[Any]" = queue.Queue()
+        self.referee = None
+        if clock is not None:
+            from .clockref import ClockReferee
+            self.referee = ClockReferee()
+            clock.subscribe(self.clock_queue.put)
+        self.evidence = None
+        self._evidence_on = evidence
+        self.moves_found: list[str] = []
+        self.incidents: list[dict[str, Any]] = []
+        self.all_events: list[dict[str, Any]] = []
+        self._n_incident = 0
+        self.last_clock_ms: dict[str, int] | None = None
+
+    # ------------------------------------------------------------------ output
+    def _write_dict(self, d: dict[str, Any]) -> dict[str, Any]:
+        d = dict(d)
+        d["t"] = round(float(d["t"]) + self.t_offset, 3)
+        line = self.journal.write(d)
+        self.all_events.append(line)
+        return line
+
+    def _write(self, ev: Event) -> dict[str, Any]:
+        d = ev.to_dict()
+        d["t"] = round(float(d["t"]) + self.t_offset, 3)
+        if ev.type == "tracking" and getattr(ev, "status", "") == "started" and "fen" not in d:
+            d["fen"] = self.tracker.start_fen
+        if ev.type == "tracking" and getattr(ev, "status", "") == "started":
+            d.setdefault("headers", self.headers)
+            d.setdefault("notation", self.notation)
+        line = self.journal.write(d)
+        self.all_events.append(line)
+        return line
+
+    def _write_pgn(self) -> None:
+        result = "*"
+        pos = self.tracker.position
+        if pos is not None:
+            out = pos.outcome()
+            if out is not None:
+                result = out.result
+        clocks = self.clocks_ms if any(c is not None for c in self.clocks_ms) else None
+        write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen, self.tracker.moves,
+                       clocks, result, self.notation)
+
+    def _handle(self, ev: Event, image=None, homography=None) -> None:
+        if isinstance(ev, IncidentEvent):
+            self._n_incident += 1
+            if self.evidence is not None:
+                stem = f"{self._n_incident:03d}_ply{ev.ply:03d}_{ev.kind}"
+                try:
+                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points)
+                except Exception as exc:  # evidence is a courtesy; the incident itself must be kept
+                    ev.extra["evidence_error"] = str(exc)
+            line = self._write(ev)
+            self.incidents.append(line)
+            self.on_line(f"  ! {ev.kind} ({ev.side or '-'}) at ply {ev.ply}, t={line['t']:.1f} s: {ev.detail}")
+        elif isinstance(ev, MoveEvent):
+            if self.referee is not None:
+                ev.clock_ms = dict(self.last_clock_ms) if self.last_clock_ms else None
+            self.clocks_ms.append(None)
+            line = self._write(ev)
+            self.moves_found.append(ev.iccs)
+            self._write_pgn()
+            n = (ev.ply + 1) // 2
+            dots = "." if ev.side == "red" else "..."
+            extra = " (inferred: the camera missed it)" if ev.inferred else ""
+            self.on_line(f"{n:3d}{dots} {ev.san}  [{ev.iccs}]  t={line['t']:.1f} s{extra}")
+            pos = self.tracker.position
+            if pos is not None and pos.outcome() is not None and ev.ply == self.tracker.ply:
+                out = pos.outcome()
+                self._write_dict({"type": "game_end", "t": ev.t, "ply": ev.ply, "reason": out.reason,
+                                  "result": out.result})
+                self.on_line(f"  game over: {out.result} ({out.reason})")
+            if self.referee is not None:
+                for cev in self.referee.on_move(ev):
+                    self._handle(cev)
+        else:
+            line = self._write(ev)
+            self.on_line(f"  - {ev.status}: {ev.detail}" if ev.detail else f"  - {ev.status}")
+            if ev.status == "started":
+                self._write_pgn()
+
+    # ------------------------------------------------------------------ loop
+    def run(self, frames: Iterable[Any], *, progress: Callable[[int, int], None] | None = None,
+            live_view: Callable[[str], None] | None = None) -> RecordSummary:
+        """Process frames (board.sources.Frame-like: image, t, index) until they end."""
+        from .evidence import EvidenceStore
+
+        if self.reader is None:
+            raise RecordError("no vision reader")
+        if self._evidence_on:
+            self.evidence = EvidenceStore(self.out_dir)
+        t_wall = time.monotonic()
+        n = 0
+        video_s = 0.0
+        ended, message = "end_of_source", ""
+        consecutive_errors = 0
+        last_frame = None
+        try:
+            for fr in frames:
+                n += 1
+                video_s = fr.t
+                try:
+                    obs = self.reader.process(fr.image, fr.t, fr.index)
+                    consecutive_errors = 0
+                except Exception as exc:
+                    consecutive_errors += 1
+                    if consecutive_errors == 1:
+                        self._handle(TrackingEvent(fr.t, self.tracker.ply, "frame_error",
+                                                   f"frame {fr.index}: vision failed: {exc}"))
+                    if consecutive_errors > 50:
+                        raise RecordError(f"vision failed on 50 frames in a row (last: frame {fr.index}: {exc})")
+                    continue
+                hom = obs.pose.homography if obs.pose is not None else None
+                if self.evidence is not None:
+                    self.evidence.add(fr.index, fr.image, hom)
+                self._drain_clock(fr.t)
+                for ev in self.tracker.feed(obs):
+                    self._handle(ev)
+                if self.tracker.just_settled and self.evidence is not None:
+                    self.evidence.pin(fr.index, fr.image, hom)
+                last_frame = fr
+                if progress is not None:
+                    progress(fr.index, self.tracker.ply)
+                if live_view is not None and self.tracker.position is not None:
+                    from .console import board_text
+                    last = self.tracker.moves[-1].iccs() if self.tracker.moves else None
+                    live_view(board_text(self.tracker.position, last, self.last_clock_ms,
+                                         "" if self.tracker.sync == "in_sync" else self.tracker.sync.replace("_", " ")))
+        except KeyboardInterrupt:
+            ended, message = "interrupted", "interrupted; everything recorded so far is kept"
+        except Exception as exc:
+            from .sources import SourceLost
+            ended = "source_lost" if isinstance(exc, SourceLost) else "error"
+            message = str(exc) or exc.__class__.__name__
+        finally:
+            try:
+                for ev in self.tracker.finish(video_s):
+                    self._handle(ev)
+            except Exception:
+                pass
+            status = {"end_of_source": "source_ended", "interrupted": "interrupted"}.get(ended, "source_error")
+            self._write(TrackingEvent(video_s, self.tracker.ply, status, message or "end of the source",
+                                      extra={"frames": n}))
+            if self.tracker.position is not None:
+                self._write_pgn()
+            try:
+                from .review import write_review
+                write_review(self.out_dir)
+            except Exception as exc:
+                print(f"xqtrack: warning: review page not written: {exc}", file=sys.stderr)
+            self.journal.close()
+        return RecordSummary(self.out_dir, list(self.moves_found), list(self.incidents), n, video_s,
+                             time.monotonic() - t_wall, ended, message,
+                             self.tracker.sync != "in_sync", list(self.all_events))
+
+    def _drain_clock(self, t: float) -> None:
+        if self.referee is None:
+            return
+        while True:
+            try:
+                cev = self.clock_queue.get_nowait()
+            except queue.Empty:
+                break
+            self.last_clock_ms = self.referee.clock_snapshot(cev) or self.last_clock_ms
+            for ev in self.referee.on_clock(cev, t, self.tracker.ply):
+                self._handle(ev)
+            self._write_dict({"type": "clock", "t": t, "ply": self.tracker.ply, **self.referee.to_dict(cev)})
