@@ -1,0 +1,264 @@
+"""The clock side of the protocol: what the firmware does with frames, as a pure object.
+
+`ClockDevice` takes received bytes, button presses and the time (`now_ms`, the clock's own
+millisecond counter) and produces the bytes to transmit. No I/O: the emulator
+(firmware_bridge/emulator.py) wires it to a pseudo-terminal, the firmware's C
+(firmware/src/xq_device.c) does the same job on the microcontroller, and the two are held
+to identical output bytes by the device vectors in tests/clock/vectors.json.
+
+Duties (docs/clock-protocol.md):
+- number every event from 1, keep unacknowledged ones in a ring of `capacity`, retransmit
+  them every RETX_MS until acknowledged, replay "everything after N" on request;
+- a SNAPSHOT every SNAPSHOT_MS;
+- answer HELLO (version handshake), SYNC (time exchange) and commands; state-changing
+  commands are de-duplicated by sequence number, so a retry never applies twice.
+"""
+from __future__ import annotations
+
+import struct
+from collections import deque
+
+from . import codec
+from .codec import AckStatus, ClockState, EventRecord, Frame, FrameReader, MsgType, TimeControl
+from .timecontrol import ClockMachine
+
+SNAPSHOT_MS = 1000
+RETX_MS = 200
+RECENT_CMDS = 16
+DEFAULT_CAPACITY = 32
+FIRMWARE_NAME = "xqclock 1.0"
+DEFAULT_TC = TimeControl.sudden_death(15 * 60 * 1000)
+STALE = 6  # AckStatus extension: sequence number too old to tell whether it ran; not executed
+
+
+class ClockDevice:
+    def __init__(
+        self,
+        now_ms: int = 0,
+        *,
+        boot_id: int = 1,
+        capacity: int = DEFAULT_CAPACITY,
+        firmware: str = FIRMWARE_NAME,
+        tc: TimeControl = DEFAULT_TC,
+    ) -> None:
+        if not 1 <= capacity <= 65535:
+            raise ValueError(f"event capacity {capacity} not in 1..65535")
+        self.machine = ClockMachine(tc, now_ms)
+        self.boot_id = boot_id & 0xFFFFFFFF
+        self.capacity = capacity
+        self.firmware = firmware
+        self.ring: deque[tuple[int, EventRecord]] = deque()
+        self.last_seq = 0
+        self.acked = 0
+        self.events_overwritten = 0
+        self.session = 0
+        self.max_cmd = 0
+        self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
+        self.next_snapshot = now_ms + SNAPSHOT_MS
+        self.retx_at: int | None = None
+        self.reader = FrameReader()
+        self.out = bytearray()
+        self.display = ["", ""]
+        self.beeps: list[tuple[int, int]] = []
+        self.bad_frames = 0
+        #: every event as it was made, for emulator logs and tests (not held on the MCU)
+        self.history_hook = None
+
+    # ------------------------------------------------------------------ output helpers
+    def _send(self, mtype: int, seq: int, payload: bytes = b"") -> None:
+        self.out += codec.encode_frame(Frame(mtype, seq, payload))
+
+    def take_output(self) -> bytes:
+        data = bytes(self.out)
+        self.out.clear()
+        return data
+
+    def _push_events(self, events: list[EventRecord], now_ms: int) -> None:
+        for ev in events:
+            self.last_seq = (self.last_seq + 1) & 0xFFFFFFFF
+            self.ring.append((self.last_seq, ev))
+            if len(self.ring) > self.capacity:
+                self.ring.popleft()
+                self.events_overwritten += 1
+            if self.history_hook is not None:
+                self.history_hook(self.last_seq, ev)
+            self._send(MsgType.EVENT, self.last_seq, ev.pack())
+            if self.retx_at is None:
+                self.retx_at = now_ms + RETX_MS
+
+    def _ack_upto(self, upto: int, now_ms: int) -> None:
+        if upto > self.last_seq:
+            upto = self.last_seq
+        progressed = False
+        while self.ring and self.ring[0][0] <= upto:
+            self.ring.popleft()
+            progressed = True
+        if upto > self.acked:
+            self.acked = upto
+        if not self.ring:
+            self.retx_at = None
+        elif progressed:
+            self.retx_at = now_ms + RETX_MS
+
+    def _resend(self, after: int, now_ms: int) -> None:
+        for seq, ev in self.ring:
+            if seq > after:
+                self._send(MsgType.EVENT, seq, ev.pack())
+        self.retx_at = now_ms + RETX_MS if self.ring else None
+
+    def oldest_held(self) -> int:
+        return self.ring[0][0] if self.ring else self.last_seq + 1
+
+    def snapshot(self, now_ms: int) -> codec.Snapshot:
+        m = self.machine
+        sides = [
+            codec.SideSnapshot(s.remaining_ms, s.stage, s.moves_in_stage, s.total_moves, s.byo_left, s.in_byo, s.flagged)
+            for s in m.sides
+        ]
+        return codec.Snapshot(now_ms & 0xFFFFFFFF, int(m.state), m.running, self.acked, self.oldest_held(), sides[0], sides[1])
+
+    # ------------------------------------------------------------------ inputs
+    def poll(self, now_ms: int) -> None:
+        """Time passes: run the clock, send the snapshot and retransmissions that are due."""
+        self._push_events(self.machine.tick(now_ms), now_ms)
+        if self.retx_at is not None and now_ms >= self.retx_at:
+            self._resend(self.acked, now_ms)
+        if now_ms >= self.next_snapshot:
+            self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
+            self.next_snapshot += SNAPSHOT_MS
+            if self.next_snapshot <= now_ms:
+                self.next_snapshot = now_ms + SNAPSHOT_MS
+
+    def press(self, side: int, now_ms: int) -> None:
+        self._push_events(self.machine.press(side, now_ms), now_ms)
+
+    def pause_button(self, now_ms: int) -> None:
+        """The clock's own pause key: pause if running, resume if paused."""
+        if self.machine.state == ClockState.PAUSED:
+            self._push_events(self.machine.resume(now_ms), now_ms)
+        else:
+            self._push_events(self.machine.pause(now_ms), now_ms)
+
+    def receive(self, data: bytes, now_ms: int) -> None:
+        bad_before = sum(self.reader.errors.values())
+        for frame in self.reader.feed(data):
+            self.handle(frame, now_ms)
+        self.bad_frames += sum(self.reader.errors.values()) - bad_before
+
+    def handle(self, frame: Frame, now_ms: int) -> None:
+        t = frame.type
+        if t == MsgType.HELLO:
+            self._hello(frame, now_ms)
+            return
+        if frame.version != codec.PROTOCOL_VERSION:
+            if t in codec.STATEFUL_COMMANDS:
+                self._send(MsgType.ACK, frame.seq, codec.pack_ack(AckStatus.BAD_VERSION, now_ms))
+            self.bad_frames += 1
+            return
+        if t == MsgType.SYNC:
+            self._send(MsgType.SYNC_REPLY, frame.seq, codec.pack_u32(now_ms))
+        elif t == MsgType.ACK_EVENTS:
+            if len(frame.payload) == 4:
+                self._ack_upto(struct.unpack("<I", frame.payload)[0], now_ms)
+            else:
+                self.bad_frames += 1
+        elif t == MsgType.REPLAY:
+            if len(frame.payload) == 4:
+                after = struct.unpack("<I", frame.payload)[0]
+                self._ack_upto(after, now_ms)
+                self._resend(after, now_ms)
+            else:
+                self.bad_frames += 1
+        elif t in codec.STATEFUL_COMMANDS:
+            self._send(MsgType.ACK, frame.seq, codec.pack_ack(self._command(frame, now_ms), now_ms))
+        elif t < 0x80:
+            self._send(MsgType.ACK, frame.seq, codec.pack_ack(AckStatus.UNKNOWN_TYPE, now_ms))
+        else:
+            self.bad_frames += 1  # a clock-to-host type sent to the clock: ignore
+
+    def _hello(self, frame: Frame, now_ms: int) -> None:
+        if len(frame.payload) != 6:
+            self._send(MsgType.ACK, frame.seq, codec.pack_ack(AckStatus.BAD_ARGS, now_ms))
+            return
+        lo, hi, session = struct.unpack("<BBI", frame.payload)
+        if not lo <= codec.PROTOCOL_VERSION <= hi:
+            self._send(MsgType.ACK, frame.seq, codec.pack_ack(AckStatus.BAD_VERSION, now_ms))
+            return
+        if session != self.session:
+            self.session = session
+            self.max_cmd = 0
+            self.recent.clear()
+        reply = codec.HelloReply(
+            codec.PROTOCOL_VERSION,
+            codec.MIN_PROTOCOL_VERSION,
+            self.boot_id,
+            now_ms,
+            self.last_seq,
+            self.oldest_held(),
+            min(self.capacity, 255),
+            self.firmware,
+        )
+        self._send(MsgType.HELLO_REPLY, frame.seq, reply.pack())
+
+    def _command(self, frame: Frame, now_ms: int) -> int:
+        seq = frame.seq
+        if seq == 0:
+            return AckStatus.BAD_ARGS
+        for s, status in self.recent:
+            if s == seq:
+                return AckStatus.DUPLICATE if status == AckStatus.OK else status
+        if self.max_cmd >= RECENT_CMDS and seq <= self.max_cmd - RECENT_CMDS:
+            return STALE
+        status = self._execute(frame, now_ms)
+        self.recent.append((seq, status))
+        if seq > self.max_cmd:
+            self.max_cmd = seq
+        return status
+
+    def _execute(self, frame: Frame, now_ms: int) -> int:
+        t, p, m = frame.type, frame.payload, self.machine
+        if t == MsgType.CONFIGURE:
+            try:
+                tc = TimeControl.unpack(p)
+            except ValueError:
+                return AckStatus.BAD_ARGS
+            self._push_events(m.configure(tc, now_ms), now_ms)
+            return AckStatus.OK
+        if t in (MsgType.PAUSE, MsgType.RESUME):
+            if p:
+                return AckStatus.BAD_ARGS
+            evs = m.pause(now_ms) if t == MsgType.PAUSE else m.resume(now_ms)
+            self._push_events(evs, now_ms)
+            return AckStatus.OK
+        if t == MsgType.START:
+            if len(p) != 1:
+                return AckStatus.BAD_ARGS
+            status, evs = m.start(p[0], now_ms)
+            self._push_events(evs, now_ms)
+            return status
+        if t in (MsgType.SET_TIME, MsgType.ADJUST_TIME):
+            if len(p) != 5:
+                return AckStatus.BAD_ARGS
+            side = p[0]
+            if t == MsgType.SET_TIME:
+                status, evs = m.set_time(side, struct.unpack_from("<I", p, 1)[0], now_ms)
+            else:
+                status, evs = m.adjust(side, struct.unpack_from("<i", p, 1)[0], now_ms)
+            self._push_events(evs, now_ms)
+            return status
+        if t == MsgType.DISPLAY:
+            if not 1 <= len(p) <= 1 + codec.MAX_TEXT or p[0] > 2 or not codec.valid_utf8(p[1:]):
+                return AckStatus.BAD_ARGS
+            text = p[1:].decode("utf-8")
+            for side in (0, 1):
+                if p[0] in (side, 2):
+                    self.display[side] = text
+            return AckStatus.OK
+        if t == MsgType.BEEP:
+            if len(p) != 4:
+                return AckStatus.BAD_ARGS
+            dur, freq = struct.unpack("<HH", p)
+            self.beeps.append((dur, freq))
+            del self.beeps[:-8]
+            return AckStatus.OK
+        return AckStatus.UNKNOWN_TYPE
