@@ -37,7 +37,7 @@ class IncidentConfig:
     touch: float = 0.07        # settled offset change (spacings) that means a disc was touched
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
-    lift_prob: float = 0.25    # reading of the settled piece this low while in view = lifted/turned
+    lift_prob: float = 0.0     # reading of the settled piece this low while in view = lifted/turned
     min_lift_frames: int = 1
 
 
@@ -60,6 +60,9 @@ class IncidentTracker:
         return float(np.linalg.norm(after.offsets[p] - before.offsets[p]))
 
     def _lifted(self, ep: Episode, p: int) -> bool:
+        # A disc that stopped looking like itself while in view. Off by default
+        # (lift_prob 0): the unflagged edge of a hand causes the same dip, and
+        # an arm passing over the board is not an incident.
         return bool(ep.min_prob[p] < self.cfg.lift_prob and ep.occluded_frames[p] > 0)
 
     def _frames(self, ep: Episode, after: Settled, p: int) -> dict[str, int]:
@@ -143,7 +146,8 @@ class IncidentTracker:
                 continue
             mag = float(np.max(np.abs(after.offsets[p])))
             if mag < cfg.between:
-                self._between_reported.discard(p)
+                if mag < cfg.between * 0.7:   # hysteresis: noise around the threshold is not a new incident
+                    self._between_reported.discard(p)
                 continue
             if p in self._between_reported:
                 continue

@@ -107,6 +107,10 @@ class Tracker:
         self.settled: Settled | None = None
         self.episode: Episode | None = None
         self.window: deque[_Frame] = deque()
+        self._occ_set: np.ndarray | None = None
+        self._occ_since = 0.0
+        self._rest_tries = 0
+        self._reset_window()
         self.lost_since: float | None = None
         self.lost_reported = False
         self.just_settled = False       # True right after the frame that settled (recorder pins it)
@@ -184,7 +188,7 @@ class Tracker:
             self.lost_reported = True
             events.append(TrackingEvent(obs.t, self.ply, "board_lost",
                                         "board not found (camera moved or view blocked); waiting for it"))
-        self.window.clear()
+        self._reset_window()
         if self.position is not None and self.settled is not None:
             if self.state == QUIET:
                 self._begin_episode_at(float(obs.t), int(obs.frame_index))
@@ -213,26 +217,62 @@ class Tracker:
                                          np.zeros((90, 2)), np.ones(90, dtype=bool), np.ones(90), provisional=True)
         self.episode = Episode(t, frame_index, before)
         self.state = ACTIVE
-        self.window.clear()
+        self._reset_window()
 
     def _extend_window(self, fr: _Frame) -> None:
+        """Add a frame to the stable window, or restart the window at a real change.
+
+        A real change is a point (seen in both) whose reading contradicts the
+        window's mean reading, or whose disc moved, in two frames running; a
+        single-frame flicker of the reader is tolerated (and averaged away).
+        """
         if self.window:
-            first = self.window[0]
-            both = ~fr.occluded & ~first.occluded
-            changed = np.any((fr.argmax != first.argmax) & both)
-            moved = np.any((np.linalg.norm(fr.offsets - first.offsets, axis=1) > self.cfg.offset_wobble) & both)
-            occl_changed = np.any(fr.occluded != first.occluded) and (fr.quiet and not fr.occluded.any())
-            if changed or moved or occl_changed:
-                self.window.clear()
+            n = self._win_n
+            mean = self._win_psum / np.maximum(n, 1.0)[:, None]
+            ref = np.argmax(mean, axis=1)
+            both = ~fr.occluded & (n > 0)
+            lp = log_readings(fr.probs)
+            contra = (lp.max(axis=1) - lp[np.arange(90), ref] > self.cfg.change_nats) & both
+            mean_off = self._win_osum / np.maximum(n, 1.0)[:, None]
+            moved = (np.linalg.norm(fr.offsets - mean_off, axis=1) > self.cfg.offset_wobble) & both
+            bad = contra | moved
+            self._streak = np.where(bad, self._streak + 1, 0)
+            if np.any(self._streak >= 2):
+                prev = self.window[-1]
+                self._reset_window()
+                self._add_to_window(prev)
+                self._streak[:] = 0
+        self._add_to_window(fr)
+
+    def _reset_window(self) -> None:
+        self.window.clear()
+        self._win_psum = np.zeros((90, 15), dtype=np.float64)
+        self._win_osum = np.zeros((90, 2), dtype=np.float64)
+        self._win_n = np.zeros(90, dtype=np.float64)
+        self._streak = np.zeros(90, dtype=np.int64)
+
+    def _drop_oldest(self) -> None:
+        fr = self.window.popleft()
+        vis = ~fr.occluded
+        self._win_psum[vis] -= fr.probs[vis]
+        self._win_osum[vis] -= fr.offsets[vis]
+        self._win_n -= vis
+
+    def _add_to_window(self, fr: _Frame) -> None:
+        if self._occ_set is None or not np.array_equal(fr.occluded, self._occ_set):
+            self._occ_set = fr.occluded
+            self._occ_since = fr.t
+            self._rest_tries = 0
         self.window.append(fr)
+        vis = ~fr.occluded
+        self._win_psum[vis] += fr.probs[vis]
+        self._win_osum[vis] += fr.offsets[vis]
+        self._win_n += vis
 
     def _settle_kind(self) -> str | None:
         w = self.window
         if len(w) < self.cfg.min_settle_frames:
             return None
-        span = w[-1].t - w[0].t
-        clean = [f for f in reversed(w) if f.quiet and not f.occluded.any()]
-        # clean frames at the end of the window
         n_clean = 0
         for f in reversed(w):
             if f.quiet and not f.occluded.any():
@@ -240,12 +280,12 @@ class Tracker:
             else:
                 break
         if n_clean >= self.cfg.min_settle_frames:
-            tail = list(w)[-n_clean:]
-            if tail[-1].t - tail[0].t >= self.cfg.settle_s - 1e-6:
+            if w[-1].t - w[-n_clean].t >= self.cfg.settle_s - 1e-6:
                 return "quiet"
-        del clean
-        if span >= self.cfg.rest_settle_s:
-            return "rest"
+        if n_clean == 0 and w[-1].t - max(w[0].t, self._occ_since) >= self.cfg.rest_settle_s:
+            self._rest_tries += 1
+            if self._rest_tries % 4 == 1:   # explaining costs; an arm at rest can wait a few frames
+                return "rest"
         return None
 
     def _evidence(self, frames: list[_Frame]) -> tuple[Evidence, np.ndarray]:
@@ -277,15 +317,24 @@ class Tracker:
                 else:
                     break
             frames = frames[-n_clean:]
+        else:
+            frames = [f for f in frames if f.t >= self._occ_since]
         evidence, offsets = self._evidence(frames)
-        ex = explain(self.position, evidence, self.cfg.explain)
         if kind == "rest":
-            # An arm still covers part of the board: only settle on a change that
-            # is entirely in view, otherwise keep waiting (it may be mid-move).
+            # An arm rests on the board: settle only on a move that is entirely in
+            # view (otherwise it may be mid-move); after a long rest also on an
+            # unexplained change in view (an illegal move made beside the arm).
+            long_rest = frames[-1].t - frames[0].t >= 3 * self.cfg.rest_settle_s
+            ex = explain(self.position, evidence, self.cfg.explain, max_plies=3 if long_rest else 1)
             changed = np.nonzero(ex.board != board_classes(self.position))[0]
-            if not ex.explains or np.any(~evidence.visible[changed]):
-                self.window.popleft()
+            if not ex.moves and not (long_rest and not ex.explains):
                 return []
+            if np.any(~evidence.visible[changed]) or (not ex.explains and not long_rest):
+                return []
+            if not ex.explains and np.any(~evidence.visible[ex.residual]):
+                return []
+        else:
+            ex = explain(self.position, evidence, self.cfg.explain)
         last = frames[-1]
         events: list[Event] = []
         before_pos = self.position.copy()
@@ -299,12 +348,13 @@ class Tracker:
         ref_prob = np.exp(evidence.logp[np.arange(90), classes])
         prev_offsets = self.settled.offsets if self.settled is not None else offsets
         offsets = np.where(evidence.visible[:, None], offsets, prev_offsets)
-        self.settled = Settled(last.t, last.frame_index, classes, offsets, evidence.visible, ref_prob)
+        seen = evidence.visible | (self.settled.visible if self.settled is not None else False)
+        self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob)
         events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
                                                   before_pos, self.position, self.ply, self._move_sides()))
         self.state = QUIET
         self.episode = None
-        self.window.clear()
+        self._reset_window()
         self.just_settled = True
         self.last_settle_frame = last.frame_index
         return events
@@ -428,13 +478,13 @@ class Tracker:
                     self._start_error_said = True
                     events.append(TrackingEvent(fr.t, 0, "start_unreadable",
                                                 f"cannot read a start position yet: {exc}"))
-                self.window.clear()
+                self._reset_window()
                 return events
         self._set_start(start, [])
         classes = board_classes(start)
         ref_prob = np.exp(evidence.logp[np.arange(90), classes])
         self.settled = Settled(fr.t, fr.frame_index, classes, offsets, evidence.visible, ref_prob)
-        self.window.clear()
+        self._reset_window()
         self.just_settled = True
         self.last_settle_frame = fr.frame_index
         events.append(TrackingEvent(fr.t, 0, "started", "start position read from the board",
