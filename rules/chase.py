@@ -24,8 +24,10 @@ where they differ the choice is stated):
     > advisor = elephant): a horse or cannon attacking a chariot, an advisor or elephant
     attacking a chariot, horse or cannon — a chase even if the victim is protected
     (as Pikafish / Fairy-Stockfish); or
-  - the victim is unprotected: after the capture its side has no *legal* recapture
-    (pinned defenders and a general that would face the other do not protect);
+  - the victim is unprotected: after the capture its side has no *legal* recapture that
+    does not allow mate at once (pinned defenders, a general that would face the other, and a
+    defender whose recapture is met by an immediate mate do not protect — the last is the
+    lesson's figure 16-8; the engines do not test it);
 
   and, in both cases, the capture does not let the opponent mate at once ("得子后不至立即被对方
   将死", which the engines omit).
@@ -221,7 +223,7 @@ def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None
             stronger = _TIER.get(vkind, 0) > _TIER.get(akind, 0) and vkind in ("r", "n", "c")
             if stronger:
                 why = "stronger"
-            elif _unprotected_after(pos, capture, victim_colour):
+            elif _unprotected_after(pos, capture, victim_colour, budget):
                 why = "unprotected"
             else:
                 continue
@@ -243,14 +245,26 @@ def _can_take_back(pos, victim_sq: int, attacker_sq: int, victim_colour: str) ->
     return them.is_legal(Move(victim_sq, attacker_sq))
 
 
-def _unprotected_after(pos, capture: Move, victim_colour: str) -> bool:
-    """After `capture`, can the victim's side legally take back on that point?"""
+def _unprotected_after(pos, capture: Move, victim_colour: str, budget: _Budget) -> bool:
+    """After `capture`, has the victim's side no real way to take back on that point?
+
+    A recapture counts only if it is legal and does not allow mate at once: a defender that
+    may not take back without being mated (the lesson's figure 16-8, "红方不能走相五退三，否则
+    黑方炮2进5闷杀") gives no protection.
+    """
     pos.push_unchecked(capture)
     try:
         after = pos if pos.turn == victim_colour else with_turn(pos, victim_colour)
         for dsq in after.attackers(capture.to_sq, victim_colour):
-            if after.is_legal(Move(dsq, capture.to_sq)):
-                return False
+            retake = Move(dsq, capture.to_sq)
+            if not after.is_legal(retake):
+                continue
+            after.push(retake)
+            try:
+                if not _opponent_mates_at_once(after, budget):
+                    return False
+            finally:
+                after.pop()
         return True
     finally:
         pos.pop()
