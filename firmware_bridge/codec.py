@@ -134,7 +134,8 @@ def cobs_encode(data: bytes) -> bytes:
     out = bytearray([0])
     code_index = 0
     code = 1
-    for byte in data:
+    last = len(data) - 1
+    for idx, byte in enumerate(data):
         if byte == 0:
             out[code_index] = code
             code_index = len(out)
@@ -143,7 +144,7 @@ def cobs_encode(data: bytes) -> bytes:
             continue
         out.append(byte)
         code += 1
-        if code == 0xFF:
+        if code == 0xFF and idx != last:  # a full block at the very end needs no new block
             out[code_index] = code
             code_index = len(out)
             out.append(0)

@@ -29,6 +29,12 @@ DEFAULT_CAPACITY = 32
 FIRMWARE_NAME = "xqclock 1.0"
 DEFAULT_TC = TimeControl.sudden_death(15 * 60 * 1000)
 STALE = 6  # AckStatus extension: sequence number too old to tell whether it ran; not executed
+U32 = 0xFFFFFFFF
+
+
+def _due(now_ms: int, at_ms: int) -> bool:
+    """now >= at on the 32-bit millisecond counter, correct across its wrap (as the C)."""
+    return ((now_ms - at_ms) & U32) < 0x80000000
 
 
 class ClockDevice:
@@ -54,7 +60,7 @@ class ClockDevice:
         self.session = 0
         self.max_cmd = 0
         self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
-        self.next_snapshot = now_ms + SNAPSHOT_MS
+        self.next_snapshot = (now_ms + SNAPSHOT_MS) & U32
         self.retx_at: int | None = None
         self.reader = FrameReader()
         self.out = bytearray()
@@ -84,7 +90,7 @@ class ClockDevice:
                 self.history_hook(self.last_seq, ev)
             self._send(MsgType.EVENT, self.last_seq, ev.pack())
             if self.retx_at is None:
-                self.retx_at = now_ms + RETX_MS
+                self.retx_at = (now_ms + RETX_MS) & U32
 
     def _ack_upto(self, upto: int, now_ms: int) -> None:
         if upto > self.last_seq:
@@ -98,13 +104,13 @@ class ClockDevice:
         if not self.ring:
             self.retx_at = None
         elif progressed:
-            self.retx_at = now_ms + RETX_MS
+            self.retx_at = (now_ms + RETX_MS) & U32
 
     def _resend(self, after: int, now_ms: int) -> None:
         for seq, ev in self.ring:
             if seq > after:
                 self._send(MsgType.EVENT, seq, ev.pack())
-        self.retx_at = now_ms + RETX_MS if self.ring else None
+        self.retx_at = (now_ms + RETX_MS) & U32 if self.ring else None
 
     def oldest_held(self) -> int:
         return self.ring[0][0] if self.ring else self.last_seq + 1
@@ -121,13 +127,13 @@ class ClockDevice:
     def poll(self, now_ms: int) -> None:
         """Time passes: run the clock, send the snapshot and retransmissions that are due."""
         self._push_events(self.machine.tick(now_ms), now_ms)
-        if self.retx_at is not None and now_ms >= self.retx_at:
+        if self.retx_at is not None and _due(now_ms, self.retx_at):
             self._resend(self.acked, now_ms)
-        if now_ms >= self.next_snapshot:
+        if _due(now_ms, self.next_snapshot):
             self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
-            self.next_snapshot += SNAPSHOT_MS
-            if self.next_snapshot <= now_ms:
-                self.next_snapshot = now_ms + SNAPSHOT_MS
+            self.next_snapshot = (self.next_snapshot + SNAPSHOT_MS) & U32
+            if _due(now_ms, self.next_snapshot):
+                self.next_snapshot = (now_ms + SNAPSHOT_MS) & U32
 
     def press(self, side: int, now_ms: int) -> None:
         self._push_events(self.machine.press(side, now_ms), now_ms)

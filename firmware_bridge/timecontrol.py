@@ -159,7 +159,7 @@ class ClockMachine:
             if s.in_byo:
                 s.remaining_ms = self.tc.byo_ms
             else:
-                s.moves_in_stage += 1
+                s.moves_in_stage = (s.moves_in_stage + 1) & 0xFFFF
                 quota = self.tc.stages[s.stage].moves
                 if quota > 0 and s.moves_in_stage >= quota:
                     nxt = min(s.stage + 1, len(self.tc.stages) - 1)

@@ -1,0 +1,71 @@
+/* The clock side of the protocol; mirrors firmware_bridge/device.py.
+ *
+ * Numbers every event from 1, keeps unacknowledged events in a ring, retransmits them every
+ * XQ_RETX_MS until acknowledged, replays "everything after N" on request, sends a SNAPSHOT
+ * every XQ_SNAPSHOT_MS, answers HELLO/SYNC and executes commands at most once per sequence
+ * number. Bytes to send go out through the tx callback (a UART on the board, a buffer in
+ * the host tests).
+ */
+#ifndef XQ_DEVICE_H
+#define XQ_DEVICE_H
+
+#include <stdint.h>
+
+#include "xq_clock.h"
+#include "xq_proto.h"
+
+#ifndef XQ_EVENT_CAPACITY
+#define XQ_EVENT_CAPACITY 32
+#endif
+#define XQ_SNAPSHOT_MS 1000u
+#define XQ_RETX_MS 200u
+#define XQ_RECENT_CMDS 16
+#define XQ_FIRMWARE_NAME "xqclock 1.0"
+
+typedef void (*xq_tx_fn)(void *ctx, const uint8_t *data, uint16_t len);
+
+typedef struct {
+    uint32_t seq;
+    uint8_t status;
+} xq_recent;
+
+typedef struct {
+    xq_clock clock;
+    uint32_t boot_id;
+    uint16_t capacity;
+    xq_event ring[XQ_EVENT_CAPACITY];
+    uint16_t ring_start; /* index of the oldest held event */
+    uint16_t ring_len;
+    uint32_t last_seq;
+    uint32_t acked;
+    uint32_t events_overwritten;
+    uint32_t session;
+    uint32_t max_cmd;
+    xq_recent recent[XQ_RECENT_CMDS];
+    uint8_t recent_len;
+    uint8_t recent_next;
+    uint32_t next_snapshot;
+    uint8_t retx_armed;
+    uint32_t retx_at;
+    uint32_t now;
+    xq_reader reader;
+    char display[2][XQ_MAX_TEXT + 1];
+    uint8_t display_dirty;
+    uint16_t beep_ms, beep_hz;
+    uint8_t beep_pending;
+    uint32_t bad_frames;
+    const char *firmware;
+    xq_tx_fn tx;
+    void *tx_ctx;
+} xq_device;
+
+/* capacity: 1..XQ_EVENT_CAPACITY unacknowledged events kept. tc may be NULL (15 min). */
+void xq_device_init(xq_device *d, uint32_t now_ms, uint32_t boot_id, uint16_t capacity,
+                    const xq_tc *tc, const char *firmware, xq_tx_fn tx, void *tx_ctx);
+void xq_device_receive(xq_device *d, const uint8_t *data, uint16_t n, uint32_t now_ms);
+void xq_device_poll(xq_device *d, uint32_t now_ms);
+void xq_device_press(xq_device *d, uint8_t side, uint32_t now_ms);
+void xq_device_pause_button(xq_device *d, uint32_t now_ms);
+uint32_t xq_device_oldest_held(const xq_device *d);
+
+#endif

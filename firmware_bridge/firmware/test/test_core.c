@@ -1,0 +1,296 @@
+/* Host unit tests of the firmware core, hand-computed expectations (no Python needed).
+ * Build and run: make test. The shared vectors (tests/clock) check the C against the
+ * Python reference on top of these. */
+#include <stdio.h>
+#include <string.h>
+
+#include "xq_clock.h"
+#include "xq_device.h"
+#include "xq_proto.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        checks++;                                                                   \
+        if (!(cond)) {                                                              \
+            failures++;                                                             \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+        }                                                                           \
+    } while (0)
+
+#define MAXEV 64
+static xq_event evs[MAXEV];
+static int nev;
+
+static void collect(void *ctx, const xq_event *ev)
+{
+    (void)ctx;
+    if (nev < MAXEV)
+        evs[nev++] = *ev;
+}
+
+static void test_crc_cobs(void)
+{
+    const uint8_t check[] = "123456789";
+    uint8_t raw[300], enc[310], dec[310];
+    int i, n;
+    CHECK(xq_crc16(check, 9, 0xFFFF) == 0x29B1);
+    for (i = 0; i < 300; i++)
+        raw[i] = (uint8_t)(i % 7 == 0 ? 0 : i);
+    n = xq_cobs_encode(raw, 300, enc);
+    for (i = 0; i < n; i++)
+        CHECK(enc[i] != 0);
+    CHECK(xq_cobs_decode(enc, (uint16_t)n, dec, sizeof dec) == 300);
+    CHECK(memcmp(raw, dec, 300) == 0);
+    {
+        const uint8_t bad[] = {5, 1, 2};
+        CHECK(xq_cobs_decode(bad, 3, dec, sizeof dec) == XQ_ERR_COBS);
+    }
+}
+
+static void test_frame_roundtrip_and_reader(void)
+{
+    xq_frame f, g;
+    xq_reader r;
+    uint8_t wire[XQ_MAX_ENCODED + 1];
+    uint16_t n, i;
+    int got = 0;
+    memset(&f, 0, sizeof f);
+    f.version = 1;
+    f.type = XQ_EVENT;
+    f.seq = 0x01020304;
+    f.len = XQ_MAX_PAYLOAD;
+    for (i = 0; i < f.len; i++)
+        f.payload[i] = (uint8_t)(i * 37);
+    n = xq_frame_encode(&f, wire);
+    CHECK(wire[n - 1] == 0);
+    CHECK(n <= XQ_MAX_ENCODED + 1);
+    CHECK(xq_frame_decode(wire, (uint16_t)(n - 1), &g) == XQ_ERR_NONE);
+    CHECK(g.seq == f.seq && g.len == f.len && memcmp(g.payload, f.payload, f.len) == 0);
+    wire[5] ^= 0x10;
+    CHECK(xq_frame_decode(wire, (uint16_t)(n - 1), &g) == XQ_ERR_CRC);
+    wire[5] ^= 0x10;
+    xq_reader_init(&r);
+    for (i = 0; i < 60; i++)
+        xq_reader_push(&r, 0x55, &g); /* overlong run */
+    for (i = 0; i < n; i++)
+        got += xq_reader_push(&r, wire[i], &g); /* its delimiter ends the run: counted */
+    for (i = 0; i < n; i++)
+        got += xq_reader_push(&r, wire[i], &g);
+    CHECK(got == 1);
+    CHECK(r.err_length == 1);
+}
+
+static void test_utf8(void)
+{
+    const uint8_t pao[] = "\xe7\x82\xae\xe4\xba\x8c\xe5\xb9\xb3\xe4\xba\x94"; /* 炮二平五 */
+    CHECK(xq_valid_utf8(pao, 12));
+    CHECK(!xq_valid_utf8(pao, 11));
+    CHECK(!xq_valid_utf8((const uint8_t *)"\xc0\x80", 2)); /* overlong */
+    CHECK(!xq_valid_utf8((const uint8_t *)"\xed\xa0\x80", 3)); /* surrogate */
+}
+
+static void start(xq_clock *c, const xq_tc *tc)
+{
+    nev = 0;
+    xq_clock_init(c, tc, 0, collect, NULL);
+    xq_clock_press(c, 1, 0); /* black's press starts red */
+}
+
+static void test_sudden_death_flag(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 1000);
+    start(&c, &tc);
+    CHECK(nev == 1 && evs[0].kind == XQ_EV_START && evs[0].side == 0);
+    xq_clock_press(&c, 0, 400);
+    CHECK(c.sides[0].remaining_ms == 600);
+    xq_clock_tick(&c, 5000); /* black runs out at 400 + 1000 */
+    CHECK(nev == 3 && evs[2].kind == XQ_EV_FLAG && evs[2].side == 1 && evs[2].clock_ms == 1400);
+    CHECK(c.sides[1].remaining_ms == 0 && c.sides[1].flagged);
+    xq_clock_press(&c, 1, 6000); /* flagged side: no time back, the game goes on */
+    CHECK(c.sides[1].remaining_ms == 0 && c.running == 0);
+}
+
+static void test_fischer(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 60ul * 60000ul);
+    tc.increment_ms = 30000;
+    start(&c, &tc);
+    xq_clock_press(&c, 0, 100000);
+    CHECK(c.sides[0].remaining_ms == 3600000 - 100000 + 30000);
+}
+
+static void test_periods(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    int i;
+    uint32_t t = 0;
+    xq_tc_sudden_death(&tc, 5000);
+    tc.nstages = 2;
+    tc.stages[0].moves = 2;
+    tc.stages[1].time_ms = 3000;
+    tc.stages[1].moves = 1;
+    start(&c, &tc);
+    for (i = 0; i < 2; i++) {
+        t += 1000;
+        xq_clock_press(&c, 0, t);
+        t += 10;
+        xq_clock_press(&c, 1, t);
+    }
+    /* red: 5000 - 2000 + 3000 (carried), stage 1 */
+    CHECK(c.sides[0].remaining_ms == 6000 && c.sides[0].stage == 1 && c.sides[0].moves_in_stage == 0);
+    t += 500;
+    xq_clock_press(&c, 0, t); /* one move in stage 1 completes it; the last stage repeats */
+    CHECK(c.sides[0].remaining_ms == 6000 - 500 + 3000 && c.sides[0].stage == 1);
+    tc.carry_time = 0;
+    start(&c, &tc);
+    xq_clock_press(&c, 0, 1000);
+    xq_clock_press(&c, 1, 1010);
+    xq_clock_press(&c, 0, 2010);
+    CHECK(c.sides[0].remaining_ms == 3000); /* left-over time not carried */
+}
+
+static void test_byoyomi(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 1000);
+    tc.byo_ms = 500;
+    tc.byo_periods = 2;
+    start(&c, &tc);
+    xq_clock_tick(&c, 1200);
+    CHECK(nev == 2 && evs[1].kind == XQ_EV_PERIOD && evs[1].clock_ms == 1000 && evs[1].detail == (0x80 | 2));
+    CHECK(c.sides[0].in_byo && c.sides[0].remaining_ms == 300);
+    xq_clock_press(&c, 0, 1400);
+    CHECK(c.sides[0].remaining_ms == 500 && c.sides[0].byo_left == 2);
+    xq_clock_press(&c, 1, 1400);
+    xq_clock_tick(&c, 2400); /* period used up at 1900, next one runs out at 2400: flag */
+    CHECK(evs[nev - 2].kind == XQ_EV_PERIOD && evs[nev - 2].clock_ms == 1900);
+    CHECK(evs[nev - 1].kind == XQ_EV_FLAG && evs[nev - 1].clock_ms == 2400 && c.sides[0].flagged);
+}
+
+static void test_delays(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 5000);
+    tc.delay_ms = 1000;
+    tc.delay_mode = XQ_DELAY_SIMPLE;
+    start(&c, &tc);
+    xq_clock_press(&c, 0, 800);
+    CHECK(c.sides[0].remaining_ms == 5000);
+    xq_clock_press(&c, 1, 3300);
+    CHECK(c.sides[1].remaining_ms == 3500);
+    tc.delay_mode = XQ_DELAY_BRONSTEIN;
+    start(&c, &tc);
+    xq_clock_press(&c, 0, 800);
+    CHECK(c.sides[0].remaining_ms == 5000);
+    xq_clock_press(&c, 1, 3300);
+    CHECK(c.sides[1].remaining_ms == 5000 - 2500 + 1000);
+}
+
+static void test_arbiter(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 10000);
+    start(&c, &tc);
+    xq_clock_pause(&c, 1000);
+    xq_clock_tick(&c, 5000);
+    CHECK(c.sides[0].remaining_ms == 9000);
+    xq_clock_press(&c, 0, 5100); /* ignored while paused */
+    CHECK(c.running == 0);
+    CHECK(xq_clock_adjust(&c, 0, 60000, 5200) == XQ_OK && c.sides[0].remaining_ms == 69000);
+    CHECK(xq_clock_adjust(&c, 0, -100000, 5300) == XQ_OK && c.sides[0].remaining_ms == 0);
+    CHECK(xq_clock_set_time(&c, 0, 2000, 5400) == XQ_OK && c.sides[0].remaining_ms == 2000);
+    CHECK(xq_clock_set_time(&c, 3, 2000, 5400) == XQ_BAD_ARGS);
+    xq_clock_resume(&c, 6000);
+    xq_clock_tick(&c, 6500);
+    CHECK(c.sides[0].remaining_ms == 1500);
+}
+
+static void test_wrap(void)
+{
+    xq_clock c;
+    xq_tc tc;
+    xq_tc_sudden_death(&tc, 10000);
+    nev = 0;
+    xq_clock_init(&c, &tc, 0xFFFFF000ul, collect, NULL);
+    xq_clock_press(&c, 1, 0xFFFFF000ul);
+    xq_clock_tick(&c, 0x00000400ul); /* 0x1400 = 5120 ms later, across the wrap */
+    CHECK(c.sides[0].remaining_ms == 10000 - 5120);
+}
+
+static uint8_t txb[4096];
+static uint16_t txn;
+static void txcap(void *ctx, const uint8_t *d, uint16_t n)
+{
+    (void)ctx;
+    if (txn + n <= sizeof txb) {
+        memcpy(txb + txn, d, n);
+        txn = (uint16_t)(txn + n);
+    }
+}
+
+static int count_type(uint8_t type)
+{
+    xq_reader r;
+    xq_frame f;
+    uint16_t i;
+    int k = 0;
+    xq_reader_init(&r);
+    for (i = 0; i < txn; i++)
+        if (xq_reader_push(&r, txb[i], &f) && f.type == type)
+            k++;
+    return k;
+}
+
+static void test_device_retention(void)
+{
+    static xq_device d;
+    uint8_t wire[XQ_MAX_ENCODED + 1];
+    xq_frame f;
+    uint16_t n;
+    xq_device_init(&d, 0, 7, 4, NULL, NULL, txcap, NULL);
+    txn = 0;
+    xq_device_press(&d, 1, 10);
+    xq_device_press(&d, 0, 20);
+    CHECK(count_type(XQ_EVENT) == 2 && d.ring_len == 2);
+    txn = 0;
+    xq_device_poll(&d, 210); /* unacknowledged: sent again after XQ_RETX_MS */
+    CHECK(count_type(XQ_EVENT) == 2);
+    memset(&f, 0, sizeof f);
+    f.version = 1;
+    f.type = XQ_ACK_EVENTS;
+    f.len = 4;
+    xq_put_u32(f.payload, 2);
+    n = xq_frame_encode(&f, wire);
+    xq_device_receive(&d, wire, n, 220);
+    CHECK(d.ring_len == 0 && d.acked == 2);
+    txn = 0;
+    xq_device_poll(&d, 1000);
+    CHECK(count_type(XQ_EVENT) == 0 && count_type(XQ_SNAPSHOT) == 1);
+}
+
+int main(void)
+{
+    test_crc_cobs();
+    test_frame_roundtrip_and_reader();
+    test_utf8();
+    test_sudden_death_flag();
+    test_fischer();
+    test_periods();
+    test_byoyomi();
+    test_delays();
+    test_arbiter();
+    test_wrap();
+    test_device_retention();
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}
