@@ -249,8 +249,8 @@ def parse_wxf_text(text: str) -> ParsedFileMove:
     if len(s) == 3 and s[0] in WXF_LETTERS and s[1] in "123456789" and s[2] in "123456789":
         # "C25": the sideways sign left out, as some Chinese-language manuals print it
         return ParsedFileMove(Designator(WXF_LETTERS[s[0]], "file", file=int(s[1]), wxf=True), ".", int(s[2]))
-    if len(s) != 4:
-        raise NotationSyntaxError(f"{text}: not a move in WXF notation (4 characters); " + _WXF_SHAPE_HELP)
+    if len(s) != 4 or not s.isascii():
+        raise NotationSyntaxError(f"{text}: not a move in WXF notation (4 ASCII characters); " + _WXF_SHAPE_HELP)
     a, b, act, num = s
     if act not in WXF_ACTIONS:
         raise NotationSyntaxError(f"{text}: third character {act!r} is not an action "
@@ -315,8 +315,11 @@ def _ambiguous_message(pos, text, d, found, side, what, notation) -> str:
     count = COUNT_WORDS.get(len(found), str(len(found)))
     on = (f"on file {file_label(files[0], color, numerals)}" if len(files) == 1
           else f"on files {describe_files(files, color, numerals)}")
+    found = sorted(found, key=lambda m: side.where(m.from_sq, d.kind, color)[:2])   # by file, front first
     forms = [format_file_move(pos, m, notation) for m in found]
-    if notation == "chinese":
+    if d.rule != "file" and d.file is None and len(files) > 1:
+        hint = "name the file"
+    elif notation == "chinese":
         n = max(len(side.column(d.kind, f)) for f in files)
         hint = "前/后" if n <= 2 else ("前/中/后" if n == 3 else "一/二/三/四/五")
     else:
