@@ -42,8 +42,11 @@ def sample_profiles(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.nd
     s = np.arange(-half_len, half_len + 1, dtype=np.float64)
     mx = (c[:, 0:1] + u[:, 0:1] * s[None, :]).astype(np.float32)
     my = (c[:, 1:2] + u[:, 1:2] * s[None, :]).astype(np.float32)
-    prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=-1.0)
-    return prof.astype(np.float32), c, u
+    prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    hgt, wid = gray.shape[:2]
+    outside = (mx < 0) | (my < 0) | (mx > wid - 1) | (my > hgt - 1)
+    prof[outside] = np.nan  # off the image: no evidence either way
+    return prof, c, u
 
 
 def ridge_response(prof: np.ndarray, w: int, polarity: int = 1) -> np.ndarray:
@@ -67,24 +70,37 @@ def ridge_response(prof: np.ndarray, w: int, polarity: int = 1) -> np.ndarray:
     if w >= 2:  # a little smoothing of the centre value against noise / anti-aliasing
         centre = (np.roll(p, 1, axis=1) + 2 * p + np.roll(p, -1, axis=1)) / 4
     resp = np.minimum(left, right) - centre
-    # no flank may run off the image (remap fills with -1 * polarity)
-    invalid = (prof < 0).any(axis=1)
     resp[:, ~ok] = -np.inf
-    resp[invalid] = -np.inf
+    resp[~np.isfinite(resp)] = -np.inf  # profiles running off the image
     return resp
 
 
 def measure(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.ndarray, search_px: float,
             w: int, polarity: int = 1, min_strength: float = 6.0, tol_px: float = 1.5) -> LineSamples:
     """Find the ridge nearest each predicted line sample within +-search_px (sub-pixel)."""
+    return measure_both(gray, h, pts, nrm, search_px, w, (polarity,), min_strength, tol_px)[0]
+
+
+def measure_both(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.ndarray, search_px: float,
+                 w: int, polarities: tuple[int, ...] = (1, -1), min_strength: float = 6.0,
+                 tol_px: float = 1.5) -> list[LineSamples]:
+    """`measure` for several ink polarities sharing one profile sampling."""
     search = max(int(np.ceil(search_px)), 1)
     half = search + 3 * w + 1
     prof, c, u = sample_profiles(gray, h, pts, nrm, half)
+    return [_measure_prof(prof, c, u, search, half, w, pol, min_strength, tol_px) for pol in polarities]
+
+
+def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -> LineSamples:
     resp = ridge_response(prof, w, polarity)
     L = prof.shape[1]
     mid = half
     win = resp[:, mid - search: mid + search + 1]
-    k = np.argmax(win, axis=1)
+    # prefer the ridge nearest the prediction: a board's outer frame or a piece rim a little
+    # further away is often stronger than the lattice line itself
+    ds = np.arange(-search, search + 1, dtype=np.float32)
+    pref = np.exp(-0.5 * (ds / (0.5 * search + 0.5)) ** 2)
+    k = np.argmax(np.where(np.isfinite(win), np.maximum(win, 0) * pref[None, :], -1.0), axis=1)
     best = win[np.arange(len(win)), k]
     kk = k + mid - search
     # sub-pixel parabola

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from . import geometry as geo
-from .lines import measure
+from .lines import measure, measure_both
 from .observation import BoardPose
 
 WORK_MAX = 1000  # working resolution (longest side, px) for finding
@@ -106,11 +106,16 @@ def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
     dn = np.sqrt(dx * dx + dy * dy) + 1e-12
     err = np.abs(e[None, :, 0] * dy - e[None, :, 1] * dx) / dn
     v = vs[int(np.argmax((err < tol).astype(np.float64) @ w))]
-    for _ in range(3):
+    # least squares on the inliers; a segment's direction is known to ~1/length, so long
+    # segments get weight length^2 (the distance of v from the line scales with it)
+    # (the angular error seen from each segment's midpoint: divide by its distance to v).
+    mids = 0.5 * (segs_n[:, 0:2] + segs_n[:, 2:4])
+    for _ in range(5):
         inl = _vp_error(segs_n, v) < tol
         if inl.sum() < 2:
             break
-        a = lines[inl] * np.sqrt(w[inl])[:, None]
+        dist = np.linalg.norm(v[None, :2] - v[2] * mids[inl], axis=1) + 1e-9
+        a = lines[inl] * (w[inl] / dist)[:, None]
         v = np.linalg.eigh(a.T @ a)[1][:, 0]
     return v, _vp_error(segs_n, v) < tol
 
@@ -132,28 +137,47 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, n_teeth: int, top: int = 4
     lo -= 0.02 * span
     hi += 0.02 * span
     scale = bins / (hi - lo)
-    hist = np.bincount(np.clip(((pos - lo) * scale).astype(int), 0, bins - 1), weights=wt, minlength=bins)
-    hist = cv2.GaussianBlur(hist.reshape(1, -1).astype(np.float64), (0, 0), 1.5).ravel()
-    hist = np.sqrt(hist / (hist.max() + 1e-12))
-    ext = np.concatenate([hist, np.zeros(bins + 2)])
-    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (n_teeth - 1)), 0.015))
-    offs = np.arange(bins, dtype=np.float64)
-    teeth = offs[None, :, None] + spacings[:, None, None] * np.arange(n_teeth)[None, None, :]
-    ti = np.minimum(teeth.astype(np.int32), 2 * bins)
-    fr = (teeth - ti).astype(np.float32)
-    ext32 = ext.astype(np.float32)
-    sc = (ext32[ti] * (1 - fr) + ext32[ti + 1] * fr).sum(axis=2)
-    sc[teeth[:, :, -1] >= bins] = -1
+    raw = np.bincount(np.clip(((pos - lo) * scale).astype(int), 0, bins - 1), weights=wt, minlength=bins)
+
+    def prep(sigma: float) -> np.ndarray:
+        h = cv2.GaussianBlur(raw.reshape(1, -1).astype(np.float64), (0, 0), sigma).ravel()
+        h = np.sqrt(h / (h.max() + 1e-12))
+        return np.concatenate([h, np.zeros(bins + 2)]).astype(np.float32)
+
+    def score(ext: np.ndarray, offs: np.ndarray, spacings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        teeth = offs[None, :, None] + spacings[:, None, None] * np.arange(n_teeth)[None, None, :]
+        teeth = np.maximum(teeth, 0)
+        ti = np.minimum(teeth.astype(np.int32), 2 * bins)
+        fr = (teeth - ti).astype(np.float32)
+        sc = (ext[ti] * (1 - fr) + ext[ti + 1] * fr).sum(axis=2)
+        sc[(teeth[:, :, -1] >= bins) | (offs[None, :] < 0)] = -1
+        return sc, teeth
+
+    # coarse: every spacing/offset on a blurred histogram (tolerates vanishing-point error)
+    coarse = prep(2.5)
+    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (n_teeth - 1)), 0.02))
+    offs = np.arange(0, bins, 1.0)
+    sc, _ = score(coarse, offs, spacings)
     kbest = np.argpartition(-sc, 6, axis=1)[:, :6]
-    cands = [(float(k), float(spacings[si]), float(sc[si, k]))
+    cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
              for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
     cands.sort(key=lambda c: -c[2])
     picked: list[tuple[float, float, float]] = []
-    for o, s, sc in cands:
-        if all(abs(s - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
-            picked.append((o, s, sc))
+    for o, s_, c in cands:
+        if all(abs(s_ - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
+            picked.append((o, s_, c))
         if len(picked) >= top:
             break
+    # fine: polish each pick locally on a sharp histogram
+    fine = prep(1.2)
+    out = []
+    for o, s_, _ in picked:
+        ss = s_ * np.linspace(0.97, 1.03, 25)
+        oo = o + np.arange(-4.0, 4.01, 0.5)
+        sc, _ = score(fine, oo, ss)
+        i, j = np.unravel_index(int(np.argmax(sc)), sc.shape)
+        out.append((float(oo[j]), float(ss[i]), float(sc[i, j])))
+    picked = out
     return [(o / scale + lo, s / scale, sc) for o, s, sc in picked]
 
 
@@ -162,7 +186,8 @@ def _line_width(spacing_px: float) -> int:
     return int(max(2, round(0.035 * spacing_px)))
 
 
-def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None) -> tuple[float, int, float, float]:
+def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None,
+            tol_frac: float = 0.03, coarse: bool = False) -> tuple[float, int, float, float]:
     """Score a lattice hypothesis in the image: (score, polarity, support, river_clear)."""
     sp = geo.point_spacing_px(h)
     if not np.isfinite(sp) or sp < 6:
@@ -172,37 +197,50 @@ def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None) -> tup
     if not np.all(np.isfinite(c)):
         return -1.0, 1, 0.0, 0.0
     w = _line_width(sp)
-    pts, nrm, _ = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7)
-    rpts, rnrm, _ = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7, include_river=True)
-    # continuation of every line half a spacing past the board edge: should be blank
-    ext, enrm = [], []
-    for f in range(9):
-        ext += [(f, -0.5), (f, 9.5)]; enrm += [(1.0, 0.0)] * 2
-    for r in range(10):
-        ext += [(-0.5, r), (8.5, r)]; enrm += [(0.0, 1.0)] * 2
-    ext, enrm = np.array(ext, float), np.array(enrm, float)
-    tol = max(1.5, 0.03 * sp)
+    step = 0.0 if coarse else 0.2  # coarse: one sample mid-segment
+    pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
+    rpts, rnrm, _ = geo.lattice_segments(step=step, lo=0.3, hi=0.7, include_river=True)
+    ext, enrm = _extension_samples()
+    tol = max(1.5, tol_frac * sp)
     best = (-1.0, 1, 0.0, 0.0)
-    for pol in ((1, -1) if polarity is None else (polarity,)):
-        thr = 5.0
-        m = measure(gray, h, pts, nrm, tol, w, pol, thr, tol)
-        inside = np.isfinite(m.strength)
-        sup = float(np.mean(m.centre_strength >= thr))
-        mr = measure(gray, h, rpts, rnrm, tol, w, pol, thr, tol)
-        river_line = float(np.mean(mr.centre_strength >= thr))
-        me = measure(gray, h, ext, enrm, tol, w, pol, thr, tol)
-        ext_line = float(np.mean(me.centre_strength >= thr))
-        score = sup - 0.5 * river_line * sup - 0.4 * ext_line * sup
+    thr = 5.0
+    pols = (1, -1) if polarity is None else (polarity,)
+    n1, n2 = len(pts), len(pts) + len(rpts)
+    allp = np.concatenate([pts, rpts, ext])
+    alln = np.concatenate([nrm, rnrm, enrm])
+    for pol, m in zip(pols, measure_both(gray, h, allp, alln, tol, w, pols, thr, tol)):
+        hit_all = m.centre_strength >= thr
+        hit = hit_all[:n1]
+        sup = float(np.mean(hit))
+        # every one of the 19 lines must show somewhere: an extrapolated, empty line is the
+        # typical wrong hypothesis (lattice shifted by one onto a frame or a table edge)
+        per_line = np.bincount(ids, weights=hit, minlength=19) / np.maximum(np.bincount(ids, minlength=19), 1)
+        lines_ok = float(np.mean(per_line >= 0.15))
+        river_line = float(np.mean(hit_all[n1:n2]))
+        ext_line = float(np.mean(hit_all[n2:]))
+        score = sup * lines_ok ** 2 * (1.0 - 0.5 * river_line) - 0.5 * ext_line
         if score > best[0]:
             best = (score, pol, sup, 1.0 - river_line)
-        del inside
     return best
 
 
+def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
+    """Continuations of every lattice line past the board edge (0.4 and 0.6 spacing out)."""
+    ext, enrm = [], []
+    for d in (0.4, 0.6):
+        for f in range(9):
+            ext += [(f, -d), (f, 9 + d)]
+            enrm += [(1.0, 0.0)] * 2
+        for r in range(10):
+            ext += [(-d, r), (8 + d, r)]
+            enrm += [(0.0, 1.0)] * 2
+    return np.array(ext, float), np.array(enrm, float)
+
+
 def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
-           rounds: int = 3, min_strength: float = 5.0) -> tuple[np.ndarray, float]:
+           rounds: int = 3, min_strength: float = 5.0, step: float = 0.1) -> tuple[np.ndarray, float]:
     """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support)."""
-    pts, nrm, ids = geo.lattice_segments(step=0.1, lo=0.2, hi=0.8)
+    pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     support = 0.0
@@ -313,17 +351,27 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
             tried += 1
             if tried > 3:
                 break
+            # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
+            # roughly: vanishing points come from short, broken segments) ...
+            rough = []
             for hyp in _hypotheses(segs_n, lines, length, ang, peaks[i], peaks[j], tol, rng):
                 hb = np.linalg.inv(norm) @ hyp
-                sc, pol, sup, rc = _verify(gray, hb)
+                sc, pol, _, _ = _verify(gray, hb, tol_frac=0.1, coarse=True)
+                if sc >= 0.1:
+                    rough.append((sc, hb, pol))
+            rough.sort(key=lambda r: -r[0])
+            # ... then pull the best few onto the nearby ridges and judge them strictly
+            for _, hb, pol in rough[:6]:
+                hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2)
+                sc, pol, sup, rc = _verify(gray, hb, pol)
                 if best is None or sc > best[0]:
                     best = (sc, hb, pol)
-        if best is not None and best[0] > 0.6:
+        if best is not None and best[0] > 0.3:
             break
     if best is None or best[0] < 0.25:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
-    hb, _ = refine(gray, hb, pol, search_frac=0.2, rounds=4)
+    hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=4)
     sc, pol, sup, rc = _verify(gray, hb, pol)
     if sc < 0.3:
         raise BoardNotFoundError(f"no board found: best lattice has only {sup:.0%} line support")
@@ -381,8 +429,8 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng):
     rinv = np.linalg.inv(r)
     out = []
     for n1, n2 in ((10, 9), (9, 10)):
-        c1 = _comb_candidates(pos1, len1, n1, top=3)  # y positions (family 1 horizontal)
-        c2 = _comb_candidates(pos2, len2, n2, top=3)  # x positions
+        c1 = _shifted(_comb_candidates(pos1, len1, n1, top=2))  # y positions (family 1 horizontal)
+        c2 = _shifted(_comb_candidates(pos2, len2, n2, top=2))  # x positions
         for o1, s1, _ in c1:
             for o2, s2, _ in c2:
                 if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
@@ -390,6 +438,15 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng):
                 else:  # family 1 (y positions) are files: board x -> rect y
                     lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
                 out.append(rinv @ lat)
+    return out
+
+
+def _shifted(cands: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """Each comb and its neighbours shifted by one tooth: the classic error is a lattice that
+    takes a board frame or table edge for its first line and drops a faint last one."""
+    out = []
+    for o, s, sc in cands:
+        out += [(o, s, sc), (o - s, s, sc), (o + s, s, sc)]
     return out
 
 

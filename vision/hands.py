@@ -1,0 +1,159 @@
+"""See hands and arms over the board: per point hidden, and whether the board is quiet.
+
+Why this way: hands come in every skin tone and in sleeves, so nothing here models skin.
+Instead we keep a background model of the *rectified* board (a small top-down image in which
+every point owns one square cell, plus a ring of cells just outside the lattice) and flag
+cells whose appearance departs from it. Appearance is compared in a light-invariant way:
+log-brightness minus its median over the board (lamp flicker and clouds scale the whole image),
+chroma (a shadow darkens but keeps the colour), and log-brightness gradients (a shadow keeps the
+board's texture; a hand replaces it). A brightness drop alone counts only when it is far deeper
+than a shadow. Hysteresis on each cell and a quiet counter over frames stop the flags from
+flickering. After a move, the moved point differs from the background while nothing is over it:
+cells that have stayed still for a while are absorbed into the background, but only while the
+ring around the board is clear, since an arm always crosses that ring to reach a point.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+P = 12          # rectified pixels per point spacing
+MARGIN = 1      # ring of cells outside the lattice (point spacings)
+GX, GY = 9 + 2 * MARGIN, 10 + 2 * MARGIN
+
+
+@dataclass
+class HandState:
+    """What the hand detector concluded for one frame."""
+
+    hidden: np.ndarray     # (90,) bool, point index order: something is over the point
+    quiet: bool            # nothing over or moving above the board for `quiet_frames` frames
+    moving: np.ndarray     # (90,) bool: the point's cell changed since the previous frame
+    ring_active: bool      # something crosses the ring of cells around the lattice
+    cell_score: np.ndarray  # (90,) fraction of the point's cell that departs from the background
+
+
+def rectify_matrix(h: np.ndarray) -> np.ndarray:
+    """Map from rectified-board pixels to image pixels (for cv2.WARP_INVERSE_MAP).
+
+    Rectified pixel (u, v) centre is board point x = (u + 0.5)/P - MARGIN - 0.5, and rows run
+    down from rank 9 + MARGIN: y = 9 + MARGIN + 0.5 - (v + 0.5)/P. So point (f, r) owns the
+    P x P cell at column f + MARGIN, row (9 - r) + MARGIN.
+    """
+    a = 1.0 / P
+    m = np.array([[a, 0, 0.5 * a - MARGIN - 0.5],
+                  [0, -a, 9 + MARGIN + 0.5 - 0.5 * a],
+                  [0, 0, 1.0]])
+    return h @ m
+
+
+def rectify(frame_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Small top-down colour image of the board and its surroundings (GY*P x GX*P)."""
+    img, hh = frame_bgr, h
+    # shrink first so the warp does not alias (one point spacing -> ~P px)
+    from .geometry import point_spacing_px
+    sp = point_spacing_px(h)
+    while sp > 3 * P and min(img.shape[:2]) > 64:
+        img = cv2.pyrDown(img)
+        sp /= 2
+        hh = np.diag([0.5, 0.5, 1.0]) @ hh
+    m = rectify_matrix(hh)
+    return cv2.warpPerspective(img, m, (GX * P, GY * P), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _features(rect: np.ndarray) -> np.ndarray:
+    """(H, W, 5) float32: normalised log-brightness, 2 chroma, 2 log-gradients."""
+    f = rect.astype(np.float32) + 4.0
+    s = f.sum(axis=2)
+    logl = np.log(s)
+    inner = logl[MARGIN * P:-MARGIN * P, MARGIN * P:-MARGIN * P]
+    logl = logl - float(np.median(inner))
+    c1 = f[..., 2] / s - 1.0 / 3  # r chromaticity
+    c2 = f[..., 0] / s - 1.0 / 3  # b chromaticity
+    sm = cv2.GaussianBlur(logl, (3, 3), 0)
+    gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) * 0.25
+    gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) * 0.25
+    return np.dstack([logl, c1 * 8.0, c2 * 8.0, gx * 2.0, gy * 2.0]).astype(np.float32)
+
+
+def _departure(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel 'something else is here' in [0, inf); > 1 means changed.
+
+    Chroma and texture departures count fully; a pure brightness change only beyond what a
+    shadow or a lamp can do (~x2.5 locally).
+    """
+    d = np.abs(a - b)
+    chroma = (d[..., 1] + d[..., 2]) / 0.35
+    tex = np.sqrt(d[..., 3] ** 2 + d[..., 4] ** 2) / 0.35
+    bright = d[..., 0] / 0.9
+    return np.maximum(np.maximum(chroma, tex), bright)
+
+
+def _cell_fraction(mask: np.ndarray) -> np.ndarray:
+    """Fraction of each P x P cell set in mask -> (GY, GX)."""
+    return mask.reshape(GY, P, GX, P).mean(axis=(1, 3))
+
+
+def _points_from_cells(c: np.ndarray) -> np.ndarray:
+    """(GY, GX) cell grid -> (90,) in point-index order (rank 0 first)."""
+    inner = c[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9]
+    return inner[::-1].reshape(-1)
+
+
+class HandDetector:
+    """Stateful per-video hand/occlusion detector on the rectified board."""
+
+    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_frames: int = 4, absorb_frames: int = 6,
+                 adapt_rate: float = 0.02) -> None:
+        self.on, self.off = on, off
+        self.quiet_frames = quiet_frames
+        self.absorb_frames = absorb_frames
+        self.adapt_rate = adapt_rate
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the background (the board moved, or a new video)."""
+        self.bg: np.ndarray | None = None
+        self.prev: np.ndarray | None = None
+        self.hidden_cells = np.zeros((GY, GX), bool)
+        self.still = np.zeros((GY, GX), np.int32)
+        self.calm = 0
+
+    def update(self, frame_bgr: np.ndarray, h: np.ndarray) -> HandState:
+        """Process one frame with the board's homography `h` (board -> image)."""
+        feat = _features(rectify(frame_bgr, h))
+        if self.bg is None:
+            self.bg = feat.copy()
+            self.prev = feat
+        dep = _departure(feat, self.bg)
+        frac = _cell_fraction(dep > 1.0)
+        mov = _cell_fraction(_departure(feat, self.prev) > 1.0) > 0.08
+        hid = np.where(self.hidden_cells, frac > self.off, frac > self.on)
+        # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
+        strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        hid = hid | (strong & (frac > 0.5 * self.off))
+        self.hidden_cells = hid
+        self.still = np.where(mov, 0, self.still + 1)
+        ring = np.ones((GY, GX), bool)
+        ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
+        ring_active = bool((hid & ring).any() or (mov & ring).any())
+        # absorb still, departed cells (a piece moved / a new piece) while the ring is clear
+        if not ring_active:
+            absorb = hid & (self.still >= self.absorb_frames)
+            if absorb.any():
+                m = np.kron(absorb, np.ones((P, P), bool))
+                self.bg[m] = feat[m]
+                self.hidden_cells &= ~absorb
+                hid = self.hidden_cells
+        # slow drift of light where nothing is going on
+        calm_px = np.kron(~hid & ~mov, np.ones((P, P), bool))
+        self.bg[calm_px] += self.adapt_rate * (feat[calm_px] - self.bg[calm_px])
+        self.prev = feat
+        active = hid.any() or mov.any()
+        self.calm = 0 if active else self.calm + 1
+        return HandState(hidden=_points_from_cells(hid), quiet=self.calm >= self.quiet_frames,
+                         moving=_points_from_cells(mov), ring_active=ring_active,
+                         cell_score=_points_from_cells(frac))

@@ -1,0 +1,201 @@
+"""BoardReader (video) and read_image (one photo): frames in, Observations out.
+
+The video path is built around keeping work per frame small: find the board once, then only
+verify the lock (vision.lock), watch for hands on a tiny rectified board (vision.hands), and
+reclassify only points that changed since they were last read, once the board is quiet again.
+Points under a hand keep their last reading and are flagged `occluded`; the tracker decides.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import geometry as geo
+from .hands import HandDetector
+from .lock import LockKeeper, same_orientation, to_gray
+from .locate import BoardNotFoundError, find_lattice, orient, red_score
+from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
+
+if TYPE_CHECKING:
+    from calibration.piece_profile import PieceSetProfile
+
+_RED = np.array([c.isupper() for c in CLASSES])
+_BLACK = np.array([c.islower() for c in CLASSES])
+_K, _k = CLASSES.index("K"), CLASSES.index("k")
+_PALACE_LOW = np.array([r * 9 + f for r in range(3) for f in range(3, 6)])
+_PALACE_HIGH = np.array([r * 9 + f for r in range(7, 10) for f in range(3, 6)])
+
+
+def red_evidence_from_probs(probs: np.ndarray) -> float:
+    """> 0 when the readings say red sits at ranks 0-4 (as indexed), < 0 when at ranks 5-9.
+
+    The generals are decisive (each stays in its own palace); the rest of the army weighs in
+    more softly since pieces cross the river during a game.
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    low = np.arange(NUM_POINTS) < 45
+    red = p[:, _RED].sum(axis=1)
+    black = p[:, _BLACK].sum(axis=1)
+    army = float(red[low].sum() - red[~low].sum() + black[~low].sum() - black[low].sum())
+    kings = float(p[_PALACE_LOW, _K].sum() - p[_PALACE_HIGH, _K].sum()
+                  + p[_PALACE_HIGH, _k].sum() - p[_PALACE_LOW, _k].sum())
+    return 4.0 * kings + 0.25 * army
+
+
+def _rot180_points(a: np.ndarray) -> np.ndarray:
+    """Re-index per-point arrays for a 180 degree turn of the board (index i -> 89 - i)."""
+    return a[::-1].copy()
+
+
+class _Classify:
+    """Lazy wrapper over vision.classifier so the geometry works before/without a model."""
+
+    def __init__(self, model_path: str | None, profile: "PieceSetProfile | None") -> None:
+        from .classifier import PieceClassifier  # onnxruntime import only when reading pieces
+        self.model = PieceClassifier(model_path, profile=profile)
+
+    def run(self, image_bgr: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        from .crops import extract_point_crops
+        crops = extract_point_crops(image_bgr, h, points=None if points is None else points.tolist())
+        out = self.model.predict_full(crops)
+        return out.probs, out.offsets
+
+
+def _pose(h: np.ndarray, confidence: float) -> BoardPose:
+    return BoardPose(homography=h, corners=geo.corners_of(h), confidence=float(np.clip(confidence, 0.0, 1.0)),
+                     red_side=geo.red_side_of(h))
+
+
+def locate_and_read(image_bgr: np.ndarray, classifier: "_Classify | None") -> tuple[np.ndarray, float, int, np.ndarray | None, np.ndarray | None]:
+    """Find, orient and (with a classifier) read a board. Returns (H, support, polarity, probs, offsets)."""
+    fit = find_lattice(image_bgr)
+    h = orient(fit.homography)  # proper handedness; red side still open
+    probs = offsets = None
+    if classifier is not None:
+        probs, offsets = classifier.run(image_bgr, h)
+        ev = red_evidence_from_probs(probs)
+        if abs(ev) < 0.5 and image_bgr.ndim == 3:  # readings undecided: fall back on ink colour
+            rs = red_score(image_bgr, h)
+            ev = float(rs[:45].sum() - rs[45:].sum())
+        if ev < 0:
+            h = h @ geo.board_symmetry("rot180")
+            probs, offsets = _rot180_points(probs), -_rot180_points(offsets)
+    elif image_bgr.ndim == 3:
+        h = orient(h, red_score(image_bgr, h))
+    return h / h[2, 2], fit.support, fit.polarity, probs, offsets
+
+
+def read_image(image_bgr: np.ndarray, model_path: str | None = None,
+               profile: "PieceSetProfile | None" = None) -> Observation:
+    """Full read of one photo. Raises BoardNotFoundError when there is no board in it."""
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3) or image_bgr.size == 0:
+        raise ValueError("read_image: expected a non-empty BGR image array")
+    if image_bgr.ndim == 2:
+        import cv2
+        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    clf = _Classify(model_path, profile)
+    h, support, _, probs, offsets = locate_and_read(image_bgr, clf)
+    return Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
+                       occluded=np.zeros(NUM_POINTS, bool), probs=probs.astype(np.float32),
+                       offset=offsets.astype(np.float32))
+
+
+class BoardReader:
+    """Video reader: keeps the board lock, sees hands, reclassifies only what changed."""
+
+    def __init__(self, model_path: str | None = None, profile: "PieceSetProfile | None" = None,
+                 relock_every: int = 3, classify: bool = True) -> None:
+        self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
+        self.relock_every = max(1, relock_every)
+        self.hands = HandDetector()
+        self.lock: LockKeeper | None = None
+        self.h: np.ndarray | None = None
+        self.confidence = 0.0
+        self.probs = np.full((NUM_POINTS, len(CLASSES)), 1.0 / len(CLASSES), np.float32)
+        self.offset = np.zeros((NUM_POINTS, 2), np.float32)
+        self.dirty = np.ones(NUM_POINTS, bool)   # points to (re)classify at the next quiet frame
+        self._lost_frames = 0
+        self._hidden: np.ndarray | None = None
+        self.relocks = 0
+
+    @property
+    def profile(self) -> "PieceSetProfile | None":
+        return None if self._clf is None else self._clf.model.profile
+
+    def _acquire(self, frame: np.ndarray) -> bool:
+        try:
+            h, support, pol, probs, offsets = locate_and_read(frame, self._clf)
+        except BoardNotFoundError:
+            return False
+        if self.h is not None:
+            # re-lock after a bump: keep red where it was
+            h = same_orientation(h, self.h)
+            self.relocks += 1
+        self.h = h
+        self.confidence = support
+        self.lock = LockKeeper(h, pol, support)
+        self.hands.reset()
+        self._hidden = None
+        if probs is not None:
+            self.probs, self.offset = probs.astype(np.float32), offsets.astype(np.float32)
+            self.dirty[:] = False
+        else:
+            self.dirty[:] = True
+        return True
+
+    def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
+        """One video frame -> Observation (pose None while the board is not found)."""
+        if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            raise ValueError(f"frame {frame_index}: expected an HxWx3 BGR image, got "
+                             f"{getattr(frame_bgr, 'shape', type(frame_bgr))}")
+        gray = to_gray(frame_bgr)
+        hidden_prev = self._hidden
+        if self.lock is not None:
+            res = self.lock.check(gray, hidden_prev)
+            if res.ok:
+                self.h = res.homography
+                self.confidence = 0.8 * self.confidence + 0.2 * min(1.0, res.support)
+            else:
+                self.lock = None
+                self._lost_frames = 0
+        if self.lock is None:
+            if self._lost_frames % self.relock_every == 0 and self._acquire(frame_bgr):
+                self._lost_frames = 0
+            else:
+                self._lost_frames += 1
+                return Observation(t=t, frame_index=frame_index, pose=None, quiet=False,
+                                   occluded=np.ones(NUM_POINTS, bool), probs=self.probs.copy(),
+                                   offset=self.offset.copy())
+        hs = self.hands.update(frame_bgr, self.h)
+        self._hidden = hs.hidden
+        self.dirty |= hs.hidden | hs.moving
+        if hs.quiet and self.dirty.any() and self._clf is not None:
+            idx = np.flatnonzero(self.dirty)
+            p, o = self._clf.run(frame_bgr, self.h, idx)
+            self.probs[idx] = p
+            self.offset[idx] = o
+            self.dirty[:] = False
+        elif hs.quiet and self._clf is None:
+            self.dirty[:] = False
+        return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
+                           occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy())
+
+    def adapt(self, frame_bgr: np.ndarray, board: str) -> "PieceSetProfile":
+        """Tune the classifier to this piece set and light from a frame whose position is known."""
+        from calibration.piece_profile import adapt_classifier
+        from .crops import extract_point_crops
+        if len(board) != NUM_POINTS:
+            raise ValueError(f"adapt: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+        if self._clf is None:
+            raise ValueError("adapt: this reader was made without a classifier")
+        if self.h is None or self.lock is None:
+            if not self._acquire(frame_bgr):
+                raise BoardNotFoundError("adapt: no board found in the frame")
+        crops = extract_point_crops(frame_bgr, self.h)
+        profile = adapt_classifier(self._clf.model, crops, board, apply=True)
+        self.dirty[:] = True
+        return profile
+
+
+__all__ = ["BoardReader", "read_image", "red_evidence_from_probs"]
