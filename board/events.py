@@ -54,6 +54,7 @@ class MoveEvent:
     capture: str | None = None
     clock_ms: dict[str, int] | None = None
     t_hand_left: float | None = None
+    t_touch: float | None = None     # when hands first came over the board for this move
 
     type: str = field(default="move", init=False)
 
@@ -71,6 +72,8 @@ class MoveEvent:
             d["clock_ms"] = dict(self.clock_ms)
         if self.t_hand_left is not None:
             d["t_hand_left"] = round(self.t_hand_left, 3)
+        if self.t_touch is not None:
+            d["t_touch"] = round(self.t_touch, 3)
         return d
 
 

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from rules import Move, Position
 
@@ -190,6 +190,7 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
     pos = Position.from_fen(start_fen)
     moves: list[Move] = []
     clocks: list[int | None] = []
+    sides: list[str | None] = []
     result = "*"
     last_t = 0.0
     for e in events:
@@ -206,9 +207,16 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
             except Exception as exc:
                 raise JournalError(f"{path}: move at ply {ply} ({e.get('iccs')!r}) does not follow: {exc}") from None
             moves.append(m)
-            ck = e.get("clock_ms")
-            side = e.get("side")
-            clocks.append(int(ck[side]) if isinstance(ck, dict) and side in ck else None)
+            clocks.append(None)
+            sides.append(e.get("side"))
+        elif e.get("type") == "clock" and e.get("kind") == "press" and e.get("side") in ("red", "black"):
+            # the press that ends a turn gives that move's %clk
+            rem = e.get("remaining_ms") or {}
+            for i in range(len(moves) - 1, -1, -1):
+                if sides[i] == e["side"]:
+                    if clocks[i] is None and e["side"] in rem:
+                        clocks[i] = int(rem[e["side"]])
+                    break
         elif e.get("type") == "game_end":
             result = e.get("result", result)
     return RecordedGame(start_fen, moves, clocks, events, last_t, headers, warnings, result, notation)
@@ -241,8 +249,3 @@ def write_game_pgn(out_dir: str | os.PathLike[str], headers: dict[str, str], sta
     path = Path(out_dir) / PGN_NAME
     atomic_write_text(path, text)
     return path
-
-
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[str]:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        yield from f

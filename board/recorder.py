@@ -97,6 +97,8 @@ class Recorder:
                                           extra={"fen": self.tracker.start_fen, "headers": self.headers,
                                                  "notation": self.notation}))
                 self._write_pgn()
+        self._ply_base = 0
+        self.host_t0: float | None = None
         self.clock = clock
         self.clock_queue: "queue.Queue[Any]" = queue.Queue()
         self.referee = None
@@ -175,6 +177,7 @@ class Recorder:
             if self.referee is not None:
                 for cev in self.referee.on_move(ev):
                     self._handle(cev)
+                self._apply_clock_times()
         else:
             line = self._write(ev)
             self.on_line(f"  - {ev.status}: {ev.detail}" if ev.detail else f"  - {ev.status}")
@@ -192,6 +195,7 @@ class Recorder:
         if self._evidence_on:
             self.evidence = EvidenceStore(self.out_dir)
         t_wall = time.monotonic()
+        self.host_t0 = getattr(frames, "t0_monotonic", None) or t_wall
         n = 0
         video_s = 0.0
         ended, message = "end_of_source", ""
@@ -263,7 +267,25 @@ class Recorder:
                 cev = self.clock_queue.get_nowait()
             except queue.Empty:
                 break
-            self.last_clock_ms = self.referee.clock_snapshot(cev) or self.last_clock_ms
-            for ev in self.referee.on_clock(cev, t, self.tracker.ply):
+            # the clock's host time (time.monotonic) on the source's time base
+            t_ev = float(getattr(cev, "host_time", 0.0) or 0.0) - self.host_t0 if self.host_t0 is not None else t
+            t_ev = min(max(t_ev, 0.0), t) if t_ev > 0 else t
+            self.last_clock_ms = self.referee.snapshot(cev) or self.last_clock_ms
+            self._write_dict({"type": "clock", "t": t_ev, "ply": self.tracker.ply, **self.referee.to_dict(cev)})
+            for ev in self.referee.on_clock(cev, t_ev, self.tracker.ply):
                 self._handle(ev)
-            self._write_dict({"type": "clock", "t": t, "ply": self.tracker.ply, **self.referee.to_dict(cev)})
+        for ev in self.referee.tick(t, self.tracker.ply):
+            self._handle(ev)
+        self._apply_clock_times()
+
+    def _apply_clock_times(self) -> None:
+        if self.referee is None:
+            return
+        changed = False
+        for ply, ms in self.referee.take_assignments():
+            i = ply - 1 - self._ply_base
+            if 0 <= i < len(self.clocks_ms):
+                self.clocks_ms[i] = ms
+                changed = True
+        if changed:
+            self._write_pgn()

@@ -79,10 +79,12 @@ class FrameSource:
         self.width = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0)
         self.height = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
         self.ended_early = False
+        self.t0_monotonic: float | None = None
 
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         t0 = time.monotonic()
+        self.t0_monotonic = t0
         last_ok = t0
         if self._first is not None:
             yield Frame(self._first, 0.0, 0)

@@ -384,9 +384,12 @@ class Tracker:
             self._hashes[h] = self._hashes.get(h, 0) + 1
             events.append(MoveEvent(last.t, self.ply, m.iccs(), side_name(color), text, self.position.fen(),
                                     last.frame_index, score=ex.score, inferred=(i < n - 1),
-                                    capture=captured, t_hand_left=self._hand_left_time()))
-            if self._hashes[h] >= 2:
+                                    capture=captured, t_hand_left=self._hand_left_time(),
+                                    t_touch=episode.t_start))
+            if self._hashes[h] >= 3:
                 events.extend(self._repetition(last))
+            elif self._hashes[h] == 1:
+                self._last_ruling = None   # a new position: any repetition stretch is over
         return events
 
     def _hand_left_time(self) -> float | None:
@@ -402,7 +405,7 @@ class Tracker:
         if ruling.ruling == "none":
             self._last_ruling = None
             return []
-        key = (ruling.ruling, tuple(ruling.cycle_plies))
+        key = (ruling.ruling,)   # one report per ruling while the repetition lasts
         if key == self._last_ruling:
             return []
         self._last_ruling = key

@@ -1,0 +1,80 @@
+"""Shared test support: run the tracker/recorder on scripted or sim truth."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+
+
+
+from board.synth import NoiseProfile, observations  # noqa: E402
+from board.tracker import Tracker  # noqa: E402
+
+
+def run_tracker(frames, profile: NoiseProfile | None = None, bumps=(), tracker: Tracker | None = None):
+    tr = tracker or Tracker()
+    events = []
+    for obs in observations(frames, profile or NoiseProfile(), bump_frames=bumps):
+        events.extend(tr.feed(obs))
+    events.extend(tr.finish())
+    return tr, events
+
+
+def moves_of(events) -> list[str]:
+    return [e.iccs for e in events if e.type == "move"]
+
+
+def incidents_of(events) -> list:
+    return [e for e in events if e.type == "incident"]
+
+
+SIDE = {"w": "red", "b": "black", "red": "red", "black": "black"}
+
+
+def match_incidents(found, truth, ply_slack: int = 1):
+    """Pair found incidents with truth ones (same kind, a shared point or no points, ply within slack).
+
+    Returns (matched truth count, unmatched found list)."""
+    used = set()
+    matched = 0
+    for t in truth:
+        tpts = set(t.get("points") or [])
+        for i, f in enumerate(found):
+            if i in used or f.kind != t["kind"]:
+                continue
+            fpts = set(f.to_dict()["points"])
+            if tpts and fpts and not (tpts & fpts):
+                continue
+            if abs(int(f.ply) - int(t["ply"])) > ply_slack:
+                continue
+            used.add(i)
+            matched += 1
+            break
+    return matched, [f for i, f in enumerate(found) if i not in used]
+
+
+@dataclass
+class FakeFrame:
+    image: np.ndarray
+    t: float
+    index: int
+
+
+class ObservationReader:
+    """Stands in for vision.BoardReader: returns prepared observations by frame index."""
+
+    def __init__(self, observations_list):
+        self.obs = {o.frame_index: o for o in observations_list}
+
+    def process(self, frame, t, frame_index):
+        return self.obs[frame_index]
+
+
+def fake_frames(n: int, fps: float = 25.0, shape=(90, 160, 3)):
+    img = np.zeros(shape, dtype=np.uint8)
+    for i in range(n):
+        yield FakeFrame(img, i / fps, i)

@@ -1,0 +1,101 @@
+"""Likelihood explanation of a settled reading by legal moves."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from board.explain import (Evidence, board_classes, explain, log_readings, physical_move)
+from rules import Move, Position
+
+
+def noisy_evidence(board: np.ndarray, rng: np.random.Generator, visible=None, weak: float = 0.1) -> Evidence:
+    """Readings of `board`: the true class 0.45..0.95, a look-alike most of the rest."""
+    probs = rng.dirichlet(np.ones(15), 90) * 0.1
+    conf = rng.uniform(0.45, 0.95, 90)
+    conf[rng.random(90) < weak] = 0.4
+    alt = rng.integers(0, 15, 90)
+    probs[np.arange(90), alt] += 0.9 - conf
+    probs[np.arange(90), board] += conf
+    probs /= probs.sum(axis=1, keepdims=True)
+    vis = np.ones(90, dtype=bool) if visible is None else visible
+    return Evidence(log_readings(probs), vis)
+
+
+def random_game(seed: int, plies: int) -> Position:
+    r = random.Random(seed)
+    pos = Position()
+    for _ in range(plies):
+        moves = pos.legal_moves()
+        if not moves:
+            break
+        caps = [m for m in moves if pos.is_capture(m)]
+        pos.push(r.choice(caps) if caps and r.random() < 0.5 else r.choice(moves))
+    return pos
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), plies=st.integers(0, 60))
+def test_single_move_found_from_soft_readings(seed, plies):
+    pos = random_game(seed, plies)
+    moves = pos.legal_moves()
+    if not moves:
+        return
+    rng = np.random.default_rng(seed)
+    m = moves[seed % len(moves)]
+    after = pos.copy()
+    after.push(m)
+    ex = explain(pos, noisy_evidence(board_classes(after), rng))
+    assert ex.moves == [m], (pos.fen(), m, ex)
+    assert ex.explains
+
+
+def test_nothing_moved_is_nothing():
+    pos = random_game(3, 20)
+    ex = explain(pos, noisy_evidence(board_classes(pos), np.random.default_rng(1)))
+    assert ex.moves == [] and ex.explains
+
+
+def test_occlusion_never_makes_a_move():
+    pos = Position()
+    m = Move.from_iccs("h2e2")
+    after = pos.copy()
+    after.push(m)
+    vis = np.ones(90, dtype=bool)
+    vis[[m.from_sq, m.to_sq]] = False
+    # the readings under the hand are garbage that happens to favour the move
+    ex = explain(pos, noisy_evidence(board_classes(after), np.random.default_rng(2), visible=vis))
+    assert ex.moves == []
+
+
+def test_missed_moves_found_by_search():
+    pos = Position()
+    seq = [Move.from_iccs(x) for x in ("h2e2", "h9g7", "h0g2")]
+    after = pos.copy()
+    for m in seq:
+        after.push(m)
+    ex = explain(pos, noisy_evidence(board_classes(after), np.random.default_rng(4), weak=0.0))
+    assert ex.moves == seq and ex.explains
+
+
+def test_capture_explained():
+    pos = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+    m = Move.from_iccs("b2b9")  # cannon takes the horse over the screen
+    after = pos.copy()
+    after.push(m)
+    ex = explain(pos, noisy_evidence(board_classes(after), np.random.default_rng(5), weak=0.0))
+    assert ex.moves == [m]
+
+
+def test_illegal_physical_move_is_recognised():
+    pos = Position()
+    board = board_classes(pos)
+    # the red general walks two points: no legal sequence makes that
+    frm, to = 4, 22
+    board[to], board[frm] = board[frm], 0
+    ev = noisy_evidence(board, np.random.default_rng(6), weak=0.0)
+    ex = explain(pos, ev)
+    assert not ex.explains
+    phys = physical_move(board_classes(pos), ev, 2.5)
+    assert phys is not None and (phys.from_sq, phys.to_sq, phys.piece) == (frm, to, "K")

@@ -1,0 +1,140 @@
+"""Tracker state machine on scripted truth turned into degraded readings (board.synth)."""
+from __future__ import annotations
+
+import pytest
+
+from board.synth import NoiseProfile
+from board.tracker import Tracker
+from rules import Position
+
+from board_helpers import incidents_of, match_incidents, moves_of, run_tracker
+from board_scenario import Script
+
+
+def full_game() -> Script:
+    s = Script(seed=11).quiet(0.5)
+    s.move("h2e2", touch_first="b2").quiet(0.6)
+    s.move("h9g7").quiet(0.6).retouch("g7", "b").quiet(0.5)
+    s.move("h0g2", knock=("g3", (0.3, 0.1))).quiet(0.6)
+    s.move("i9h9", place_offset=(0.4, 0.0)).quiet(0.6)
+    s.arm_pass("w").quiet(0.5)
+    s.move("i0h0").quiet(0.6)
+    s.move("b9c7").quiet(0.6)
+    s.move("h0h6").quiet(0.6)
+    s.move("h7h8").quiet(0.6)
+    s.bump(1.0)
+    s.move("e2e6").quiet(0.8)
+    return s
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_move_and_incident_of_a_scripted_game(seed):
+    s = full_game()
+    tr, events = run_tracker(s.frames, NoiseProfile(seed=seed), bumps=s.bumps)
+    assert moves_of(events) == [m["iccs"] for m in s.moves]
+    found = incidents_of(events)
+    matched, false = match_incidents(found, s.incidents, ply_slack=0)
+    assert matched == len(s.incidents), (s.incidents, [f.to_dict() for f in found])
+    assert len(false) <= 1, [f.to_dict() for f in false]
+    statuses = [e.status for e in events if e.type == "tracking"]
+    assert "board_lost" in statuses and "board_found" in statuses
+    assert tr.sync == "in_sync"
+
+
+def test_arm_passing_over_the_board_is_not_an_incident():
+    s = Script(seed=5).quiet(0.5)
+    s.move("h2e2").quiet(0.5)
+    s.arm_pass("w", x=2).quiet(0.4).arm_pass("b", x=6).quiet(0.4)
+    s.move("h9g7").quiet(0.6)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=5))
+    assert moves_of(events) == ["h2e2", "h9g7"]
+    assert incidents_of(events) == []
+
+
+def test_resting_arm_does_not_block_settling():
+    s = Script(seed=6).quiet(0.5)
+    s.move("h2e2").quiet(0.5)
+    s.rest_arm(["a0", "b0", "a1", "b1"])       # red leans on the board's near edge
+    s.move("h9g7").quiet(1.5)
+    s.move("c3c4").quiet(1.5)                 # red moves with the other hand, arm still resting
+    s.move("b9c7").quiet(1.5)
+    tr = Tracker()
+    _, events = run_tracker(s.frames, NoiseProfile(seed=6), tracker=tr)
+    assert moves_of(events) == ["h2e2", "h9g7", "c3c4", "b9c7"]
+    assert incidents_of(events) == []
+
+
+def test_moves_the_camera_missed_are_inferred():
+    s = Script(seed=7).quiet(0.5)
+    s.move("h2e2").quiet(0.5)
+    s.move("h9g7", seen=False)
+    s.move("h0g2", seen=False).quiet(0.6)     # two moves made while the view was blocked
+    s.move("i9h9").quiet(0.6)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=7))
+    assert moves_of(events) == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    inferred = [e.iccs for e in events if e.type == "move" and e.inferred]
+    assert inferred == ["h9g7"]
+
+
+def test_illegal_move_reported_until_corrected():
+    s = Script(seed=8).quiet(0.5)
+    s.move("h2e2").quiet(0.5)
+    s.move("e9e7", legal=False).quiet(1.5)    # the black general walks two points
+    s.take_back("e9e7", "b").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=8))
+    assert moves_of(events) == ["h2e2", "h9g7"]
+    ill = [e for e in incidents_of(events) if e.kind == "illegal_move"]
+    assert len(ill) == 1 and ill[0].side == "black" and ill[0].extra["move"] == "e9e7"
+    assert "board_shows" in ill[0].extra
+    assert any(e.type == "tracking" and e.status == "resynced" for e in events)
+
+
+def test_out_of_sync_then_resync():
+    s = Script(seed=9).quiet(0.5)
+    s.move("h2e2").quiet(0.5)
+    # a pawn is swept off the board (not a move), then put back
+    a3 = 27
+    s.board[a3] = "."
+    s.quiet(1.0)
+    s.board[a3] = "P"
+    s.quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    tr, events = run_tracker(s.frames, NoiseProfile(seed=9))
+    assert moves_of(events) == ["h2e2", "h9g7"]
+    oos = [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+    assert len(oos) == 1 and oos[0].points == [a3]
+    assert any(e.type == "tracking" and e.status == "resynced" for e in events)
+    assert tr.sync == "in_sync"
+
+
+def test_start_read_from_the_first_quiet_frames():
+    fen = "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1"
+    s = Script(fen=fen, seed=10).quiet(0.5)
+    s.move("e0f0").quiet(0.6)   # illegal? no: the general steps sideways inside the palace
+    tr = Tracker(read_start=True)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=10, weak_points=0.0), tracker=tr)
+    started = [e for e in events if e.type == "tracking" and e.status == "started"]
+    assert started and started[0].extra["fen"].split()[0] == Position.from_fen(fen).fen().split()[0]
+    assert moves_of(events) == ["e0f0"]
+
+
+def test_given_start_fen():
+    fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1"
+    s = Script(fen=fen, seed=12).quiet(0.5)
+    s.move("e1e5").quiet(0.6).move("d9d8").quiet(0.6)
+    tr = Tracker(start=Position.from_fen(fen))
+    _, events = run_tracker(s.frames, NoiseProfile(seed=12), tracker=tr)
+    assert moves_of(events) == ["e1e5", "d9d8"]
+
+
+def test_repetition_ruled():
+    s = Script(seed=13).quiet(0.5)
+    for _ in range(2):
+        for m in ("h0g2", "h9g7", "g2h0", "g7h9"):
+            s.move(m).quiet(0.5)
+    s.move("h0g2").quiet(0.5)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=13))
+    assert len(moves_of(events)) == 9
+    reps = [e for e in incidents_of(events) if e.kind == "repetition"]
+    assert len(reps) == 1 and reps[0].extra["ruling"]["ruling"] == "draw"
