@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     emu.add_argument("--corrupt", type=float, default=0.0, help="probability each byte is corrupted (both directions)")
     emu.add_argument("--delay", type=float, default=0.0, help="extra ms of latency on what the clock sends")
     emu.add_argument("--jitter", type=float, default=0.0, help="random extra latency, 0..N ms")
-    emu.add_argument("--disconnect-every", type=float, default=0.0, help="mean seconds between disconnects (0: never)")
+    emu.add_argument("--disconnect-every", type=float, default=0.0, help="mean seconds between disconnects, each drawn in 0.5..1.5 x this (0: never)")
     emu.add_argument("--disconnect-for", type=float, default=300.0, help="ms each disconnect lasts")
     emu.add_argument("--baud", type=int, default=115200, help="pace output like a UART at this rate (0: unpaced)")
     emu.add_argument("--capacity", type=int, default=32, help="unacknowledged events the clock keeps (firmware: 32)")

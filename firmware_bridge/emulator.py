@@ -128,7 +128,8 @@ class PtyEmulator:
     def _draw_disconnect(self, now: float) -> float:
         if self.faults.disconnect_every_s <= 0:
             return float("inf")
-        return now + self.rng.expovariate(1.0 / self.faults.disconnect_every_s)
+        # uniform in [0.5, 1.5] x the mean: random, but never a run of many seconds without one
+        return now + self.faults.disconnect_every_s * self.rng.uniform(0.5, 1.5)
 
     def _on_event(self, seq: int, ev: EventRecord) -> None:
         self.stats["events"] += 1
