@@ -1,0 +1,102 @@
+"""Subset the CJK fonts the simulator draws piece characters with (dev tool, not run in CI).
+
+Why: full CJK fonts are 5-20 MB each; the simulator needs ~60 glyphs (piece names, river text,
+file numerals), so each shipped font is a few tens of KB. The subset fonts are renamed (the OFL
+and the Arphic licence both ask that modified fonts not carry the original reserved names) and
+each ships beside the licence of its source.
+
+Usage (needs fontTools and the Debian font packages fonts-arphic-ukai fonts-arphic-uming
+fonts-wqy-microhei fonts-lxgw-wenkai fonts-noto-cjk):
+    .venv/bin/python tools/subset_fonts.py [--out sim/assets/fonts]
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import shutil
+from pathlib import Path
+
+from fontTools import subset
+from fontTools.ttLib import TTCollection, TTFont
+
+# Piece names (simplified and traditional forms used on real sets), river text, edge numerals.
+GLYPHS = (
+    "帅帥仕士相象马傌馬车俥車炮砲包兵卒将將"
+    "楚河汉漢界"
+    "一二三四五六七八九"
+    "0123456789"
+)
+
+# (output stem, source file, face index in a collection, style, licence file, licence name)
+SOURCES: tuple[tuple[str, str, int, str, str, str], ...] = (
+    ("xq-kai-a", "/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Bold.ttf", 0, "kai",
+     "/usr/share/doc/fonts-lxgw-wenkai/copyright", "OFL-1.1 (LXGW WenKai, lxgw)"),
+    ("xq-kai-b", "/usr/share/fonts/truetype/arphic/ukai.ttc", 0, "kai",
+     "/usr/share/doc/fonts-arphic-ukai/license/english/ARPHICPL.TXT.gz", "Arphic Public License (AR PL UKai)"),
+    ("xq-song-a", "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 0, "song",
+     "/usr/share/doc/fonts-noto-cjk/copyright", "OFL-1.1 (Noto Serif CJK, Adobe/Google)"),
+    ("xq-song-b", "/usr/share/fonts/truetype/arphic/uming.ttc", 0, "song",
+     "/usr/share/doc/fonts-arphic-uming/license/english/ARPHICPL.TXT.gz", "Arphic Public License (AR PL UMing)"),
+    ("xq-hei-a", "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", 0, "hei",
+     "/usr/share/doc/fonts-noto-cjk/copyright", "OFL-1.1 (Noto Sans CJK, Adobe/Google)"),
+    ("xq-hei-b", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0, "hei",
+     "/usr/share/doc/fonts-wqy-microhei/copyright", "Apache-2.0 or GPL-3 with font exception (WenQuanYi Micro Hei)"),
+)
+
+
+def _load(path: str, index: int) -> TTFont:
+    if path.endswith(".ttc"):
+        return TTCollection(path).fonts[index]
+    return TTFont(path)
+
+
+def _rename(font: TTFont, family: str) -> None:
+    """Replace family/full/PostScript names so no reserved font name is carried by the subset."""
+    name = font["name"]
+    for rec in list(name.names):
+        if rec.nameID in (1, 3, 4, 6, 16, 17, 18, 21, 22):
+            name.removeNames(nameID=rec.nameID)
+    name.setName(family, 1, 3, 1, 0x409)
+    name.setName("Regular", 2, 3, 1, 0x409)
+    name.setName(f"{family} subset", 3, 3, 1, 0x409)
+    name.setName(family, 4, 3, 1, 0x409)
+    name.setName(family.replace(" ", ""), 6, 3, 1, 0x409)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="sim/assets/fonts")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["# Subset fonts for sim/ (made by tools/subset_fonts.py)", "",
+             "| file | style | source | licence file |", "|---|---|---|---|"]
+    for stem, src, index, style, lic, lic_name in SOURCES:
+        if not Path(src).exists():
+            print(f"skip {stem}: {src} missing")
+            continue
+        font = _load(src, index)
+        opts = subset.Options()
+        opts.layout_features = []
+        opts.name_IDs = ["*"]
+        opts.notdef_outline = True
+        opts.hinting = False
+        sub = subset.Subsetter(opts)
+        sub.populate(text=GLYPHS)
+        sub.subset(font)
+        _rename(font, f"XQ {stem.split('-', 1)[1].title()}")
+        font.flavor = None
+        dst = out / f"{stem}.ttf" if "glyf" in font else out / f"{stem}.otf"
+        font.save(str(dst))
+        lic_dst = out / f"LICENSE-{stem}.txt"
+        data = Path(lic).read_bytes()
+        if lic.endswith(".gz"):
+            data = gzip.decompress(data)
+        lic_dst.write_bytes(f"Subset of {Path(src).name} ({lic_name}), renamed; glyphs: {GLYPHS}\n\n".encode() + data)
+        lines.append(f"| {dst.name} | {style} | {Path(src).name} | {lic_dst.name} ({lic_name}) |")
+        print(f"{dst} {dst.stat().st_size} bytes")
+    (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
