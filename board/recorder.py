@@ -58,6 +58,9 @@ class Recorder:
                  headers: dict[str, str] | None = None, on_line: Callable[[str], None] | None = None,
                  evidence: bool = True) -> None:
         self.out_dir = Path(out_dir)
+        self.moves_found: list[str] = []
+        self.incidents: list[dict[str, Any]] = []
+        self.all_events: list[dict[str, Any]] = []
         self.notation = notation
         self.on_line = on_line or (lambda s: None)
         self.reader = reader
@@ -108,9 +111,6 @@ class Recorder:
             clock.subscribe(self.clock_queue.put)
         self.evidence = None
         self._evidence_on = evidence
-        self.moves_found: list[str] = []
-        self.incidents: list[dict[str, Any]] = []
-        self.all_events: list[dict[str, Any]] = []
         self._n_incident = 0
         self.last_clock_ms: dict[str, int] | None = None
 
