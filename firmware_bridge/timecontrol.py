@@ -84,8 +84,10 @@ class ClockMachine:
     def _advance(self, now_ms: int) -> None:
         """Run the running side's time from last_ms to now_ms, emitting PERIOD/FLAG on the way."""
         elapsed = (now_ms - self.last_ms) & U32
-        if elapsed > 0x7FFFFFFF:  # time went backwards: never un-run the clock
-            elapsed = 0
+        if elapsed > 0x7FFFFFFF:
+            # an input stamped before the last update (a press captured by an interrupt while
+            # the loop ran): never un-run the clock, never count a millisecond twice
+            return
         cursor = self.last_ms
         self.last_ms = now_ms
         if self.state != ClockState.RUNNING or self.running == NO_SIDE:

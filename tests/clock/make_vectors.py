@@ -92,6 +92,7 @@ def device_scenarios() -> list[dict]:
     s = Scenario("sudden death 1000 ms: exact flag time, flagged side stays at zero")
     s.rx(0, configure(1, TimeControl.sudden_death(1000)))
     s.press(10, 1).poll(500).press(600, 0).poll(700).press(900, 1).poll(1900).poll(1901).press(2000, 0).poll(2500)
+    s.poll(2600).press(2590, 1).poll(2700)  # a press stamped before the last poll: counted once
     out.append(s.as_dict())
 
     s = Scenario("Fischer 10 s + 2 s")

@@ -96,8 +96,8 @@ static void advance(xq_clock *c, uint32_t now_ms)
     uint32_t cursor = c->last_ms;
     uint8_t side;
     xq_side *s;
-    if (elapsed > 0x7FFFFFFFul) /* time went backwards: never un-run the clock */
-        elapsed = 0;
+    if (elapsed > 0x7FFFFFFFul)
+        return; /* stamped before the last update: never un-run time, never count it twice */
     c->last_ms = now_ms;
     if (c->state != XQ_RUNNING || c->running == XQ_NO_SIDE)
         return;
