@@ -20,6 +20,7 @@ recorded before the fault is lost.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -230,6 +231,12 @@ class _Tokens:
 # ---- reader ---------------------------------------------------------------------------------
 
 _MOVE_NUMBER_RE = re.compile(r"^(\d+)\s*(\.{1,3}|…|、)(.*)$")
+_FIRST_MOVE_RE = re.compile(r"^1(\.{1,3}|…|、)(\D.*)?$")
+
+
+def _nfkc(text: str) -> str:
+    """Full-width digits and stops (１．) as ASCII, so move numbers are recognised."""
+    return unicodedata.normalize("NFKC", text)
 _CLOCK_RE = re.compile(r"\[%clk\s+([^\]]*)\]")
 _GLYPHS = "!?"
 
@@ -418,7 +425,9 @@ def read_pgn(text: str) -> list[Game]:
     try:
         for tok in tokens:
             if after_result:
-                if tok.kind == "tag" or (tok.kind == "symbol" and _MOVE_NUMBER_RE.match(tok.text)):
+                # junk (a site banner) may follow a result; a new game starts with tags, or
+                # in a tag-less file with the move number "1."
+                if tok.kind == "tag" or (tok.kind == "symbol" and _FIRST_MOVE_RE.match(_nfkc(tok.text))):
                     after_result = False
                 else:
                     continue
@@ -452,7 +461,7 @@ def read_pgn(text: str) -> list[Game]:
             elif tok.kind == "close":
                 raise builder.fail("')' closes no variation", ply=None, token=")", line=tok.line, games=games)
             else:
-                word = tok.text
+                word = _nfkc(tok.text)
                 m = _MOVE_NUMBER_RE.match(word)
                 if m:
                     word = m.group(3)

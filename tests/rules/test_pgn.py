@@ -105,6 +105,11 @@ def test_movetext_without_tags_and_games_without_results():
     assert games[0].result == "*" and games[1].headers["Event"] == "second"
 
 
+def test_junk_after_a_result_is_skipped_but_a_tagless_next_game_is_read():
+    games = read_pgn("1. h2e2 1-0\n2006.08.03 visit 12. www\n1. h2e2 h9g7 *\n１．炮二平五 *")
+    assert [iccs(g.moves) for g in games] == [["h2e2"], ["h2e2", "h9g7"], ["h2e2"]]
+
+
 def test_wrong_format_tag_falls_back_to_the_moves_own_notation():
     game = read_pgn('[Format "WXF"]\n1. 炮二平五 马8进7 *')[0]
     assert iccs(game.moves) == ["h2e2", "h9g7"]
