@@ -357,7 +357,17 @@ def _no_move_message(pos, text, d, lenient, side, what, target, numerals) -> str
     if pseudo:
         reason = leaves_general_exposed_reason(pos, pseudo[0], color)
         return f"{text}: the {d.phrase(color, numerals)} cannot {what}: {reason} ({pseudo[0].iccs()})"
-    return f"{text}: no {d.phrase(color, numerals)} can {what}"
+    message = f"{text}: no {d.phrase(color, numerals)} can {what}"
+    if d.rule != "file":
+        # records sometimes swap 前 and 后: point at the piece on the same file that can
+        files = {side.where(sq, d.kind, color)[0] for sq in lenient}
+        others = {sq for f in files for sq in side.column(d.kind, f)} - src
+        can = [m for m in pos.legal_moves()
+               if m.from_sq in others and action_and_number(d.kind, m.from_sq, m.to_sq, color) == target]
+        if can:
+            notation = "chinese" if numerals else "wxf"
+            message += f" (did you mean {' or '.join(format_file_move(pos, m, notation) for m in can)}?)"
+    return message
 
 
 # ---- writer ---------------------------------------------------------------------------------

@@ -298,7 +298,8 @@ def test_two_advisors_on_a_file():
     assert parse_move(pos, "A6+5") == mv("d0e1")
     assert parse_move(pos, "A6-5") == mv("d2e1")
     message = error_of(pos, "前仕进五")                   # a plain error in a record: said clearly
-    assert "front red advisor cannot" in message or "no front red advisor can move forward" in message
+    assert message == "前仕进五: no front red advisor can move forward to file 五 (did you mean 后仕进五?)"
+    assert error_of(pos, "+A+5").endswith("(did you mean -A+5?)")
 
 
 def test_two_elephants_on_a_file_both_colours():
