@@ -120,6 +120,7 @@ class PtyEmulator:
         self.offline_until = 0.0
         self.next_disconnect = self._draw_disconnect(self.boot)
         self.script_done_at: float | None = None if self.script else self.boot
+        self._shown = ["", ""]
 
     # ------------------------------------------------------------------ helpers
     def now_ms(self, t: float | None = None) -> int:
@@ -147,8 +148,7 @@ class PtyEmulator:
                 "moves": ev.moves,
                 "mono": self.boot + ev.clock_ms / 1000.0,
             }
-            self.log.write(json.dumps(rec) + "\n")
-            self.log.flush()
+            self._record(rec)
         if self.verbose:
             print(
                 f"#{seq} {kind:<6} {side or '-':<5} red {_fmt(ev.red_ms)}  black {_fmt(ev.black_ms)}",
@@ -269,11 +269,30 @@ class PtyEmulator:
                 if not self.script:
                     self.script_done_at = now
             self.device.poll(ms)
+            self._log_outputs(ms)
             self._queue_output(now, online)
             self._flush_tx(now)
             self._faults_schedule(now)
             if self.exit_when_done and self.script_done_at is not None and not self.script and not self.device.ring and not self.tx:
                 return
+
+    def _log_outputs(self, ms: int) -> None:
+        """Display text and beeps are what a person would see and hear: log them too."""
+        if self.device.display != self._shown:
+            self._shown = list(self.device.display)
+            self._record({"display": {"red": self._shown[0], "black": self._shown[1]}, "clock_ms": ms})
+            if self.verbose:
+                print(f"display red {self._shown[0]!r} black {self._shown[1]!r}", file=sys.stderr, flush=True)
+        while self.device.beeps:
+            dur, hz = self.device.beeps.pop(0)
+            self._record({"beep": {"ms": dur, "hz": hz}, "clock_ms": ms})
+            if self.verbose:
+                print(f"beep {dur} ms {hz} Hz\a", file=sys.stderr, flush=True)
+
+    def _record(self, rec: dict) -> None:
+        if self.log is not None:
+            self.log.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            self.log.flush()
 
     def _queue_output(self, now: float, online: bool) -> None:
         data = self.device.take_output()

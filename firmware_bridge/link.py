@@ -74,6 +74,7 @@ class ClockEvent:
     moves: int = 0  # moves made by `side` after this event
     received_at: float = 0.0  # host monotonic time the frame arrived
     offset_error_s: float = 0.0
+    boot_id: int = 0  # changes when the clock restarts (and its event numbers begin again at 1)
 
     def as_dict(self) -> dict:
         return {
@@ -87,6 +88,7 @@ class ClockEvent:
             "detail": self.detail,
             "moves": self.moves,
             "received_at": round(self.received_at, 4),
+            "boot_id": self.boot_id,
         }
 
 
@@ -377,7 +379,9 @@ class ClockLink:
                             self._count("command_retries")
                         tries += 1
                         self._write(frame)
-                    if waiter.done.wait(0.15):
+                    # a lost frame costs one retry interval; well above a serial round trip
+                    # (a 115200-baud answer queued behind a full replay is ~80 ms)
+                    if waiter.done.wait(0.1 if tries < 3 else 0.06):
                         break
                     if time.monotonic() > deadline:
                         self._count("command_timeouts")
@@ -634,6 +638,7 @@ class ClockLink:
                     moves=ev.moves,
                     received_at=t_rx,
                     offset_error_s=err,
+                    boot_id=self._boot_id or 0,
                 )
             )
         for s in [s for s in self._pending if s <= self._delivered]:

@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Emulator:
-    def __init__(self, tmp: Path, *args: str, link: bool = True) -> None:
-        self.link = str(tmp / "clock") if link else None
+    def __init__(self, tmp: Path, *args: str, link: bool = True, link_path: str | None = None, stdin=None) -> None:
+        self.link = link_path or (str(tmp / "clock") if link else None)
         self.log = tmp / "emulator.jsonl"
         cmd = [sys.executable, "-m", "board.cli", "clock-emulator", "--quiet", "--log", str(self.log)]
         if self.link:
@@ -21,7 +21,7 @@ class Emulator:
         cmd += list(args)
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            cmd, cwd=ROOT, env=env, stdin=stdin if stdin is not None else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         assert self.proc.stdout is not None
         self.path = self.proc.stdout.readline().strip()
@@ -29,10 +29,14 @@ class Emulator:
             self.proc.wait(5)
             raise AssertionError(f"emulator did not start: {self.proc.stderr.read() if self.proc.stderr else ''}")
 
-    def events(self) -> list[dict]:
+    def records(self) -> list[dict]:
         if not self.log.exists():
             return []
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def events(self) -> list[dict]:
+        """The events the clock made, in order (display and beep records left out)."""
+        return [r for r in self.records() if "seq" in r]
 
     def stop(self, timeout: float = 10.0) -> dict:
         """Ends the emulator (if still running) and returns its summary line."""
@@ -63,10 +67,10 @@ def start_emulator(tmp_path):
     """start_emulator(*cli_args, link=True) -> Emulator; every one started is stopped afterwards."""
     started: list[Emulator] = []
 
-    def start(*args: str, link: bool = True) -> Emulator:
+    def start(*args: str, link: bool = True, link_path: str | None = None, stdin=None) -> Emulator:
         sub = tmp_path / f"emu{len(started)}"
         sub.mkdir()
-        emu = Emulator(sub, *args, link=link)
+        emu = Emulator(sub, *args, link=link, link_path=link_path, stdin=stdin)
         started.append(emu)
         return emu
 
