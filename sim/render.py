@@ -498,8 +498,9 @@ class Rig:
         img = cam.project_fast(p3)
         xi = np.clip(np.round(img[..., 0]).astype(int), 0, self.W - 1)
         yi = np.clip(np.round(img[..., 1]).astype(int), 0, self.H - 1)
-        cover = (mask[yi, xi] > 127).mean(axis=1)
-        return cover >= 0.5
+        covered = mask[yi, xi] > 127
+        # hidden: the disc's (or bare point's) centre is under the hand, or over a third of it is
+        return covered[:, 0] | (covered.mean(axis=1) >= 0.34)
 
     def render(self, i: int, with_mask: bool = True) -> tuple[np.ndarray, FrameTruth]:
         if not 0 <= i < self.n:

@@ -1,0 +1,264 @@
+"""The synthetic camera rig: its truth must match its pixels.
+
+Checks: projected lattice points land on the rendered lines (measured from the image, within
+1 px, with and without lens distortion); pieces are seen where the truth puts them and empty
+points are empty; points hidden by a hand are covered and the others are not; move frames follow
+the real game (checked with the rules engine); planted incidents appear in the truth; the same
+seed renders identical frames; a written video reads back through OpenCV with the right count.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import Move, Position
+from sim import LOOKS, ClipSpec, ClipTruth, render_still, write_clip
+from sim.render import Rig
+from sim.truth import board_to_fen, fen_to_board, point_index
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "games" / "games.jsonl"
+EMPTY = "9/9/9/9/9/9/9/9/9/9 w"
+
+
+def first_game(n_plies: int) -> list[str]:
+    with DATA.open(encoding="utf-8") as fh:
+        g = json.loads(fh.readline())
+    return g["moves_iccs"][:n_plies]
+
+
+def _line_offset(gray: np.ndarray, p: np.ndarray, d: np.ndarray, spacing_px: float) -> float | None:
+    """Signed perpendicular offset (px) of the drawn line through p along unit d, from the image.
+
+    Samples the segment 0.3..0.45 spacings from the point (clear of crossings and corner marks);
+    at each sample takes the profile across the line and the contrast-weighted centroid.
+    """
+    n = np.array([-d[1], d[0]])
+    half = max(2.0, min(5.0, 0.09 * spacing_px))
+    offs = np.arange(-half, half + 0.01, 0.25)
+    cents = []
+    for t in np.linspace(0.3, 0.45, 6) * spacing_px:
+        q = p + d * t
+        xs = (q[0] + n[0] * offs).astype(np.float32)
+        ys = (q[1] + n[1] * offs).astype(np.float32)
+        prof = cv2.remap(gray, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel().astype(np.float64)
+        w = np.abs(prof - np.median(np.r_[prof[:3], prof[-3:]]))
+        if w.sum() < 1e-6:
+            return None
+        cents.append(float((w * offs).sum() / w.sum()))
+    return float(np.median(cents))
+
+
+@pytest.mark.parametrize("seed,camera", [
+    (11, {"clean": True, "tilt_deg": 25.0, "azimuth_deg": 30.0, "fill": 0.95}),
+    (12, {"clean": True, "tilt_deg": 38.0, "azimuth_deg": 200.0, "roll_deg": 8.0, "distortion": -0.1, "fill": 0.95}),
+    (13, {"clean": True, "tilt_deg": 5.0, "azimuth_deg": 95.0, "fill": 0.9, "distortion": 0.04}),
+])
+def test_projected_points_land_on_rendered_lattice(seed, camera):
+    img, tr = render_still(seed, look="mat", fen=EMPTY, camera=camera)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    pts = tr.points
+    errs = []
+    for i in range(90):
+        f, r = i % 9, i // 9
+        p = pts[i]
+        # a neighbour along the rank and along the file that is joined to p by a drawn line
+        nf = i + 1 if f < 8 else i - 1
+        if r == 4 and 0 < f < 8:
+            nr = i - 9
+        elif r == 5 and 0 < f < 8:
+            nr = i + 9
+        else:
+            nr = i + 9 if r < 9 else i - 9
+        d_rank = pts[nf] - p
+        d_file = pts[nr] - p
+        s_rank, s_file = np.linalg.norm(d_rank), np.linalg.norm(d_file)
+        o1 = _line_offset(gray, p, d_rank / s_rank, s_rank)
+        o2 = _line_offset(gray, p, d_file / s_file, s_file)
+        assert o1 is not None and o2 is not None, f"no line found near point {i}"
+        # intersection of the two measured lines, relative to p
+        n1 = np.array([-d_rank[1], d_rank[0]]) / s_rank
+        n2 = np.array([-d_file[1], d_file[0]]) / s_file
+        x = np.linalg.solve(np.vstack([n1, n2]), np.array([o1, o2]))
+        errs.append(float(np.linalg.norm(x)))
+    errs = np.array(errs)
+    assert errs.max() < 1.0, f"worst lattice point off by {errs.max():.2f} px (median {np.median(errs):.2f})"
+    # corners are the a9, i9, i0, a0 points; the homography agrees with the points
+    assert np.allclose(tr.corners, pts[[81, 89, 8, 0]], atol=1e-6)
+    lat = np.stack([np.arange(90) % 9, np.arange(90) // 9], -1).astype(np.float64)
+    proj = cv2.perspectiveTransform(lat.reshape(-1, 1, 2), tr.homography).reshape(-1, 2)
+    assert np.abs(proj - pts).max() <= tr.camera["homography_fit_max_px"] + 1e-6
+    if "distortion" not in camera or camera["distortion"] == 0:
+        assert np.abs(proj - pts).max() < 1e-6
+
+
+def test_pieces_are_where_the_truth_says():
+    fen = "r1bakab1r/9/1cn3nc1/p1p1p3p/6p2/2P6/P3P1P1P/1C2C1N2/9/RNBAKAB1R w"
+    cam = {"clean": True, "tilt_deg": 20.0, "azimuth_deg": 10.0, "fill": 0.95}
+    img, tr = render_still(21, look="wood", fen=fen, camera=cam)
+    empty, tr0 = render_still(21, look="wood", fen=EMPTY, camera=cam)
+    assert tr.board == fen_to_board(fen) and tr.fen == fen.split()[0]
+    assert np.allclose(tr.points, tr0.points)
+    diff = cv2.absdiff(img, empty).max(axis=2).astype(np.float32)
+    for i in range(90):
+        x, y = np.round(tr.points[i]).astype(int)
+        d = float(diff[y - 1:y + 2, x - 1:x + 2].mean())
+        if tr.board[i] == ".":
+            assert d < 25, f"empty point {i} changed by {d:.0f} (a piece drawn where truth has none?)"
+        else:
+            assert d > 25, f"point {i} holds {tr.board[i]} in truth but looks like the empty board"
+    assert not tr.hidden.any() and tr.quiet
+
+
+def test_hidden_points_are_under_the_hand_and_others_are_visible():
+    spec = ClipSpec(seed=5, look="plastic", moves=first_game(4), incidents=[], camera={"clean": True, "tilt_deg": 15.0})
+    rig = Rig(spec)
+    frames = [i for i in np.flatnonzero(rig.over_board)][::6][:12]
+    assert frames, "the clip has no frame with a hand over the board"
+    n_hidden = 0
+    for i in frames:
+        img, tr = rig.render(int(i))
+        plan = rig.tl.frames[int(i)]
+        clean = rig._static(rig.frame_pose[int(i)], plan.snap)
+        diff = cv2.absdiff(img, clean).max(axis=2)
+        cam = rig.cams[rig.frame_pose[int(i)]]
+        for k in range(90):
+            occupied = tr.board[k] != "."
+            # the probe is what a reader of the point looks at: the disc's top face, or the bare point
+            probe = np.array([[k % 9 + tr.offsets[k, 0], k // 9 + tr.offsets[k, 1], rig.pstyle.height if occupied else 0.0]])
+            tx, ty = np.round(cam.project_fast(probe)[0]).astype(int)
+            if tr.hidden[k]:
+                n_hidden += 1
+                # truth hides a point when the hand covers its centre or a third of the disc (or 0.3-spacing patch)
+                rad = (rig.pstyle.radius if occupied else 0.3) * 0.6
+                near = k + 1 if k % 9 < 8 else k - 1
+                h = max(2, int(rad * np.linalg.norm(tr.points[near] - tr.points[k])))
+                cover = tr.hand_mask[max(0, ty - h):ty + h + 1, max(0, tx - h):tx + h + 1].mean()
+                assert cover > 0.1 or tr.hand_mask[ty, tx], f"frame {i}: hidden point {k} covered only {cover:.2f}"
+            elif occupied:
+                # visible pieces: the top face is not painted over (the hand's shadow may darken it)
+                assert not tr.hand_mask[ty, tx], f"frame {i}: point {k} under the hand but not hidden"
+                ratio = img[ty, tx].astype(float).sum() / max(1.0, clean[ty, tx].astype(float).sum())
+                assert 0.4 < ratio <= 1.05, f"frame {i}: visible piece at {k} changed colour"
+        assert tr.hand_mask.any() and not tr.quiet
+        assert (diff[tr.hand_mask] > 0).mean() > 0.8
+    assert n_hidden > 0
+
+
+def test_move_frames_follow_the_game():
+    moves = first_game(6)
+    spec = ClipSpec(seed=8, moves=moves, incidents=[], width=320, height=180)
+    rig = Rig(spec)
+    truth = rig.clip_truth([])
+    pos = Position()
+    assert [m["iccs"] for m in truth.moves] == moves
+    prev_settle = 0
+    for k, m in enumerate(truth.moves):
+        before = fen_to_board(pos.fen())
+        pos.push(Move.from_iccs(m["iccs"]))
+        after = fen_to_board(pos.fen())
+        f = m["frame_settled"]
+        assert prev_settle < m["frame_release"] <= f < rig.n
+        _, tr = rig.render(f, with_mask=False)
+        assert tr.board == after and tr.ply == k + 1 and tr.quiet
+        _, tr_prev = rig.render(f - 1, with_mask=False)
+        assert tr_prev.ply == k and not tr_prev.quiet
+        _, tr_start = rig.render(prev_settle, with_mask=False)
+        assert tr_start.board == before
+        prev_settle = f
+
+
+def test_planted_incidents_are_in_the_truth():
+    moves = first_game(8)
+    incidents = [{"kind": "touch_move_other", "ply": 1}, {"kind": "between_points", "ply": 2},
+                 {"kind": "retouch", "ply": 3}, {"kind": "knocked", "ply": 5}, {"kind": "arm_pass", "ply": 6}]
+    rig = Rig(ClipSpec(seed=3, moves=moves, incidents=incidents, width=320, height=180))
+    truth = rig.clip_truth([])
+    kinds = {i["kind"]: i for i in truth.incidents}
+    assert set(kinds) == {"touch_move_other", "between_points", "retouch", "knocked"}
+    assert [e["kind"] for e in truth.events if e["kind"] == "arm_pass"] == ["arm_pass"]
+    bp = kinds["between_points"]
+    s, e = bp["frames"]
+    assert s < e
+    _, tr = rig.render(s + 1, with_mask=False)
+    sq = point_index(bp["points"][0])
+    assert np.linalg.norm(tr.offsets[sq]) >= 0.4
+    _, tr = rig.render(e + 1, with_mask=False)
+    assert np.linalg.norm(tr.offsets[sq]) < 0.35   # nudged back onto its point
+    kn = kinds["knocked"]
+    _, tr = rig.render(kn["frames"][0], with_mask=False)
+    assert np.linalg.norm(tr.offsets[point_index(kn["points"][0])]) >= 0.38
+    tm = kinds["touch_move_other"]
+    assert tm["points"][0] != moves[0][:2] and tm["side"] == "w"
+    rt = kinds["retouch"]
+    assert rt["points"][0] == moves[2][2:] and rt["frames"][0] > truth.moves[2]["frame_settled"]
+    for inc in truth.incidents:
+        assert 0 <= inc["frames"][0] <= inc["frames"][1] < rig.n
+
+
+def test_same_seed_same_frames_and_different_seed_differs():
+    spec = ClipSpec(seed=42, random_plies=3, width=480, height=270)
+    a, b = Rig(spec), Rig(spec)
+    assert a.n == b.n
+    for i in (0, a.n // 2, a.n - 1):
+        fa, ta = a.render(i)
+        fb, tb = b.render(i)
+        assert np.array_equal(fa, fb) and ta.board == tb.board and np.array_equal(ta.hand_mask, tb.hand_mask)
+    c = Rig(ClipSpec(seed=43, random_plies=3, width=480, height=270))
+    assert not np.array_equal(c.render(0)[0], a.render(0)[0])
+
+
+def test_video_written_and_read_back(tmp_path):
+    spec = ClipSpec(seed=2, random_plies=2, width=320, height=180, incidents=[])
+    truth = write_clip(spec, tmp_path)
+    cap = cv2.VideoCapture(str(tmp_path / "clip.mp4"))
+    assert cap.isOpened()
+    n = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        assert frame.shape == (180, 320, 3)
+        n += 1
+    assert n == truth.frame_count == len(truth.frames)
+    back = ClipTruth.load(tmp_path / "truth.json")
+    assert back.frame_count == truth.frame_count and back.moves == truth.moves
+    for fa, fb in zip(truth.frames[::17], back.frames[::17]):
+        assert fa.board == fb.board and fa.ply == fb.ply and fa.quiet == fb.quiet
+        assert np.array_equal(fa.hidden, fb.hidden)
+        assert np.allclose(fa.corners, fb.corners, atol=1e-3) and np.allclose(fa.offsets, fb.offsets, atol=1e-4)
+
+
+def test_fen_helpers_round_trip_and_errors():
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
+    b = fen_to_board(start + " w - - 0 1")
+    assert b[0] == "R" and b[89] == "r" and board_to_fen(b) == start
+    with pytest.raises(ValueError, match="rank"):
+        fen_to_board("9/9/9")
+    with pytest.raises(ValueError, match="unknown piece"):
+        fen_to_board("rnbakabnx/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR")
+
+
+def test_bad_specs_are_refused_clearly():
+    with pytest.raises(ValueError, match="unknown look"):
+        Rig(ClipSpec(look="marble"))
+    with pytest.raises(ValueError, match="move 2"):
+        Rig(ClipSpec(moves=["h2e2", "h2e2"]))
+    with pytest.raises(ValueError, match="camera override"):
+        Rig(ClipSpec(camera={"zoom": 2}))
+    with pytest.raises(ValueError, match="kind"):
+        Rig(ClipSpec(moves=["h2e2"], incidents=[{"kind": "sneeze", "ply": 1}]))
+
+
+def test_cli_random_clip_and_errors(tmp_path, capsys):
+    from board.cli import main
+
+    assert main(["sim", "--random", "1", "--out", str(tmp_path / "c"), "--width", "320", "--height", "180",
+                 "--incidents", "[]", "--look", LOOKS[1]]) == 0
+    assert (tmp_path / "c" / "clip.mp4").stat().st_size > 0
+    assert ClipTruth.load(tmp_path / "c").look == LOOKS[1]
+    assert main(["sim", str(DATA), "--game-id", "no-such-game", "--out", str(tmp_path / "d")]) == 1
+    assert "no game with id" in capsys.readouterr().err
