@@ -52,7 +52,10 @@ def to_gray(image: np.ndarray) -> np.ndarray:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
     if image.shape[2] != 3:
         raise ValueError(f"image has {image.shape[2]} channels; expected 1, 3 or 4")
-    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # green-weighted grey: red ink (the other common line colour besides black) is dark in
+    # green, so red lines on a yellow or white board keep their contrast
+    return cv2.transform(image, np.array([[0.25, 0.6, 0.15]], dtype=np.float32)).astype(np.uint8) \
+        if image.dtype == np.uint8 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
 def _segments(gray: np.ndarray) -> np.ndarray:
@@ -333,45 +336,45 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     tol = 1.2 * s  # 1.2 working px in normalised units
     peaks = []
     hh = hist.copy()
-    for _ in range(4):
+    for _ in range(5):
         p = int(np.argmax(hh))
-        if hh[p] <= 0:
+        if hh[p] <= 0.05 * hist.max():
             break
         peaks.append(p)
-        for d in range(-20, 21):
+        for d in range(-12, 13):
             hh[(p + d) % 180] = 0
-    best: tuple[float, np.ndarray, int] | None = None
-    tried = 0
+    pairs = []
     for i in range(len(peaks)):
         for j in range(i + 1, len(peaks)):
             da = abs(peaks[i] - peaks[j]) % 180
-            da = min(da, 180 - da)
-            if da < 30:
-                continue
-            tried += 1
-            if tried > 3:
-                break
-            # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
-            # roughly: vanishing points come from short, broken segments) ...
-            rough = []
-            for hyp in _hypotheses(segs_n, lines, length, ang, peaks[i], peaks[j], tol, rng):
-                hb = np.linalg.inv(norm) @ hyp
-                sc, pol, _, _ = _verify(gray, hb, tol_frac=0.1, coarse=True)
-                if sc >= 0.1:
-                    rough.append((sc, hb, pol))
-            rough.sort(key=lambda r: -r[0])
-            # ... then pull the best few onto the nearby ridges and judge them strictly
-            for _, hb, pol in rough[:6]:
-                hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2)
-                sc, pol, sup, rc = _verify(gray, hb, pol)
-                if best is None or sc > best[0]:
-                    best = (sc, hb, pol)
+            if min(da, 180 - da) >= 30:
+                pairs.append((hist[peaks[i]] * hist[peaks[j]], peaks[i], peaks[j]))
+    pairs.sort(key=lambda q: -q[0])
+    best: tuple[float, np.ndarray, int] | None = None
+    vp_cache: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
+    for _, pi, pj in pairs[:5]:
+        # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
+        # roughly: vanishing points come from short, broken segments) ...
+        rough = []
+        for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng, vp_cache):
+            hb = np.linalg.inv(norm) @ hyp
+            sc, pol, _, _ = _verify(gray, hb, tol_frac=0.1, coarse=True)
+            if sc >= 0.1:
+                rough.append((sc, hb, pol))
+        rough.sort(key=lambda r: -r[0])
+        # ... then pull the best few onto the nearby ridges and judge them strictly
+        for _, hb, pol in rough[:6]:
+            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2)
+            sc, pol, sup, rc = _verify(gray, hb, pol)
+            if best is None or sc > best[0]:
+                best = (sc, hb, pol)
         if best is not None and best[0] > 0.3:
             break
     if best is None or best[0] < 0.25:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
     hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=4)
+    hb = _window_search(gray, hb, pol)
     sc, pol, sup, rc = _verify(gray, hb, pol)
     if sc < 0.3:
         raise BoardNotFoundError(f"no board found: best lattice has only {sup:.0%} line support")
@@ -384,17 +387,94 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc)
 
 
-def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng):
+def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) -> np.ndarray:
+    """Slide a 9x10 window over the refined lattice extended by `reach` lines, both ways round.
+
+    Once refined on the visible lines, spacing and perspective are right even when the lattice
+    is off by whole lines (a frame taken for the edge line, a faint edge line missed, a tiled
+    floor continuing the grid) or has its 9- and 10-line directions swapped. One ridge
+    measurement on the extended grid scores every window: lines present inside, blank river
+    between the inner files, blank continuations past the edges.
+    """
+    lo_x, hi_x = -reach, 8 + reach
+    lo_y, hi_y = -reach, 9 + reach
+    nx, ny = hi_x - lo_x + 1, hi_y - lo_y + 1
+    fr = (0.35, 0.5, 0.65)
+    pts, nrm, kind = [], [], []
+    for i in range(lo_x, hi_x + 1):          # lines x = i, segments y in [j, j+1]
+        for j in range(lo_y, hi_y):
+            for t in fr:
+                pts.append((i, j + t)); nrm.append((1.0, 0.0))
+    for j in range(lo_y, hi_y + 1):          # lines y = j, segments x in [i, i+1]
+        for i in range(lo_x, hi_x):
+            for t in fr:
+                pts.append((i + t, j)); nrm.append((0.0, 1.0))
+    pts, nrm = np.array(pts, float), np.array(nrm, float)
+    sp = geo.point_spacing_px(h)
+    tol = max(1.5, 0.03 * sp)
+    m = measure(gray, h, pts, nrm, tol, _line_width(sp), pol, 5.0, tol)
+    hit = (m.centre_strength >= 5.0).astype(np.float64)
+    n_v = nx * (ny - 1) * len(fr)
+    vx = hit[:n_v].reshape(nx, ny - 1, len(fr)).mean(axis=2)   # [x line, y segment]
+    hy = hit[n_v:].reshape(ny, nx - 1, len(fr)).mean(axis=2)   # [y line, x segment]
+    best = (-np.inf, h)
+    for swap in (False, True):
+        # in the swapped case the board's files run along this grid's y lines
+        a_lines, a_segs = (hy, vx) if swap else (vx, hy)  # a = the 9 file lines, b = the 10 rank lines
+        na = ny if swap else nx
+        nb = nx if swap else ny
+        for a0 in range(0, na - 8):
+            for b0 in range(0, nb - 9):
+                files = a_lines[a0:a0 + 9, b0:b0 + 9]     # 9 files x 9 rank-segments
+                ranks = a_segs[b0:b0 + 10, a0:a0 + 8]     # 10 ranks x 8 file-segments
+                river = files[1:8, 4]
+                inside = np.concatenate([files[[0, 8]].ravel(), np.delete(files[1:8], 4, axis=1).ravel(), ranks.ravel()])
+                sup = inside.mean()
+                per_line = np.concatenate([np.delete(files, 4, axis=1).mean(axis=1), ranks.mean(axis=1)])
+                lines_ok = float(np.mean(per_line >= 0.15))
+                ext = []
+                if b0 - 1 >= 0:
+                    ext.append(a_lines[a0:a0 + 9, b0 - 1])
+                if b0 + 9 < a_lines.shape[1]:
+                    ext.append(a_lines[a0:a0 + 9, b0 + 9])
+                if a0 - 1 >= 0:
+                    ext.append(a_segs[b0:b0 + 10, a0 - 1])
+                if a0 + 8 < a_segs.shape[1]:
+                    ext.append(a_segs[b0:b0 + 10, a0 + 8])
+                ext_line = float(np.concatenate(ext).mean()) if ext else 0.0
+                score = sup * lines_ok ** 2 * (1.0 - 0.5 * river.mean()) - 0.5 * ext_line
+                if score > best[0] + 1e-9:
+                    x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
+                    t = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap else \
+                        np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
+                    best = (score, h @ t)
+    hb = best[1]
+    if hb is not h:
+        hb, _ = refine(gray, hb, pol, search_frac=0.1, rounds=2)
+    return hb
+
+
+def _family(segs_n, lines, length, ang, p, tol, rng, cache):
+    """Vanishing point and member segments of the line family around angle peak p (cached)."""
+    if p not in cache:
+        d = np.abs((ang - p + 90) % 180 - 90)
+        sel = d < 15
+        if sel.sum() < 6:
+            cache[p] = None
+        else:
+            v, inl = _fit_vp(segs_n[sel], lines[sel], length[sel], tol, rng)
+            cache[p] = (v, np.flatnonzero(sel)[inl])
+    return cache[p]
+
+
+def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache):
     """Lattice homographies (board -> normalised image) from two angle peaks."""
     fams = []
     for p in (pa, pb):
-        d = np.abs((ang - p + 90) % 180 - 90)
-        sel = d < 22
-        if sel.sum() < 6:
+        fam = _family(segs_n, lines, length, ang, p, tol, rng, cache)
+        if fam is None:
             return []
-        v, inl = _fit_vp(segs_n[sel], lines[sel], length[sel], tol, rng)
-        idx = np.flatnonzero(sel)
-        fams.append((v, idx[inl]))
+        fams.append(fam)
     (v1, i1), (v2, i2) = fams
     hz = np.cross(v1, v2)
     if abs(hz[2]) < 1e-9:
