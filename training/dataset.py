@@ -97,7 +97,7 @@ def random_board(rng: random.Random) -> str:
     """
     pieces = list("KAABBNNRRCCPPPPP" + "kaabbnnrrccppppp")
     rng.shuffle(pieces)
-    n = rng.randint(6, 32)
+    n = rng.randint(12, 32)
     extra = rng.choice(["", "", "RNCrnc", "PPpp"])  # a few duplicates of the most confused kinds
     chosen = pieces[:n] + list(extra)
     board = ["."] * 90
@@ -151,13 +151,9 @@ def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, emp
         rng = random.Random(seed * 7919 + 13)
         board = random_board(rng)
         look = looks_list[k % len(looks_list)] if looks_list else None
-        cam = None
-        if camera_jitter:
-            cam = {"tilt_deg": rng.uniform(0, 40), "roll_deg": rng.uniform(-180, 180)}
-        try:
-            img, truth = render_still(seed, look=look, fen=board_to_fen(board), camera=cam)
-        except TypeError:
-            img, truth = render_still(seed, look=look, fen=board_to_fen(board))
+        cam = None if camera_jitter else {"tilt_deg": 0.0, "clean": True}  # None: the rig draws a camera
+        w, h = rng.choice([(1280, 720), (1280, 720), (960, 540), (1920, 1080)])
+        img, truth = render_still(seed, look=look, fen=board_to_fen(board), width=w, height=h, camera=cam)
         nrng = np.random.default_rng(seed)
         shift = nrng.uniform(-jitter, jitter, size=(90, 2))
         wide = extract_point_crops(img, truth.homography, offsets=shift, size=CONTEXT, span=CONTEXT_SPAN)

@@ -29,7 +29,7 @@ from vision.observation import CLASSES
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_WORK = Path("/tmp/xqtrack_training")
 HELD_OUT_LOOKS_DEFAULT = 1       # the last N looks of sim.LOOKS are never trained on
-SIM_TRAIN_SEEDS = (10_000, 10_000 + 400)
+SIM_TRAIN_SEEDS = (10_000, 10_000 + 200)
 SIM_VAL_SEEDS = (20_000, 20_000 + 24)
 SIM_TEST_SEEDS = (30_000, 30_000 + 60)   # used by training/evaluate.py only
 
@@ -42,15 +42,32 @@ def sim_looks() -> tuple[list[str], list[str]]:
     return (looks[:-k] if k else looks), (looks[-k:] if k else [])
 
 
-def cached_sim(work: Path, name: str, seeds: range, looks: list[str] | None, verbose: bool = True) -> D.SimSet:
-    path = work / f"sim_{name}_{seeds.start}_{seeds.stop}_{'-'.join(looks or ['any'])}.npz"
-    if path.exists():
-        return D.load_sim_set(path)
-    t = time.time()
-    s = D.render_sim_set(seeds, looks, verbose=verbose)
-    D.save_sim_set(s, path)
-    print(f"rendered {name}: {len(s.labels)} crops from {len(seeds)} stills in {time.time() - t:.0f}s", flush=True)
-    return s
+def _render_chunk(job: tuple[Path, int, int, tuple[str, ...]]) -> str:
+    path, a, b, looks = job
+    if not path.exists():
+        t = time.time()
+        s = D.render_sim_set(range(a, b), list(looks))
+        D.save_sim_set(s, path)
+        print(f"rendered {path.name}: {len(s.labels)} crops in {time.time() - t:.0f}s", flush=True)
+    return str(path)
+
+
+def cached_sim(work: Path, name: str, seeds: range, looks: list[str] | None, jobs: int = 1,
+               chunk: int = 25) -> D.SimSet:
+    """Rendered crops for `seeds`, cached in chunks under `work` (rendering is the slow part)."""
+    lk = tuple(looks or [])
+    todo = [(work / f"sim_{name}_{a}_{min(a + chunk, seeds.stop)}_{'-'.join(lk) or 'any'}.npz",
+             a, min(a + chunk, seeds.stop), lk) for a in range(seeds.start, seeds.stop, chunk)]
+    if jobs > 1 and any(not j[0].exists() for j in todo):
+        import multiprocessing as mp
+        with mp.get_context("spawn").Pool(jobs) as pool:
+            paths = pool.map(_render_chunk, todo, chunksize=1)
+    else:
+        paths = [_render_chunk(j) for j in todo]
+    parts = [D.load_sim_set(Path(p)) for p in paths]
+    return D.SimSet(np.concatenate([p.crops for p in parts]), np.concatenate([p.labels for p in parts]),
+                    np.concatenate([p.offsets for p in parts]), np.concatenate([p.seeds for p in parts]),
+                    sum((p.looks for p in parts), []))
 
 
 class MixedDataset:
@@ -138,6 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "pieces.onnx")
     ap.add_argument("--max-minutes", type=float, default=15.0, help="stop training after this long")
     ap.add_argument("--init", type=Path, default=None, help="start from a checkpoint (.pt)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes rendering the stills")
+    ap.add_argument("--render-only", action="store_true", help="render and cache the stills, then stop")
     args = ap.parse_args(argv)
 
     import torch
@@ -149,8 +168,12 @@ def main(argv: list[str] | None = None) -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     train_looks, held_looks = sim_looks()
     print(f"looks: train {train_looks}, held out {held_looks}", flush=True)
-    sim_tr = cached_sim(args.work, "train", range(SIM_TRAIN_SEEDS[0], SIM_TRAIN_SEEDS[0] + args.sim_seeds), train_looks)
-    sim_va = cached_sim(args.work, "val", range(*SIM_VAL_SEEDS), train_looks)
+    sim_tr = cached_sim(args.work, "train", range(SIM_TRAIN_SEEDS[0], SIM_TRAIN_SEEDS[0] + args.sim_seeds),
+                        train_looks, jobs=args.jobs)
+    sim_va = cached_sim(args.work, "val", range(*SIM_VAL_SEEDS), train_looks, jobs=args.jobs)
+    if args.render_only:
+        print(f"rendered/cached {len(sim_tr.labels)} train and {len(sim_va.labels)} val crops", flush=True)
+        return
     real_tr = D.load_real("train")
     real_va = D.load_real("val")
     print(f"sim train {len(sim_tr.labels)} crops, sim val {len(sim_va.labels)}, real train {len(real_tr.labels)} "
