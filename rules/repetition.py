@@ -122,6 +122,28 @@ def describe_kinds(kinds: tuple[str, ...]) -> str:
     return f"{chinese} ({counts}; {'allowed' if allowed else 'forbidden'})"
 
 
+def rule_on_kinds(red_kinds: tuple[str, ...], black_kinds: tuple[str, ...]) -> tuple[str, str]:
+    """The 棋例 decision for one cycle, from each side's move kinds (pure; no position needed).
+
+    Returns (verdict, description) with verdict 'red_forbidden', 'black_forbidden' or 'draw'.
+    """
+    red, black = SidePlay(RED, tuple(red_kinds)), SidePlay(BLACK, tuple(black_kinds))
+    text = f"red {red.describe()}; black {black.describe()}"
+    if red.forbidden and black.forbidden:
+        if red.perpetual_check and not black.perpetual_check:
+            return "red_forbidden", text + "; unilateral perpetual check is never allowed"
+        if black.perpetual_check and not red.perpetual_check:
+            return "black_forbidden", text + "; unilateral perpetual check is never allowed"
+        if red.perpetual_check:
+            return "draw", text + "; mutual perpetual check"
+        return "draw", text + "; both sides forbidden"
+    if red.forbidden:
+        return "red_forbidden", text
+    if black.forbidden:
+        return "black_forbidden", text
+    return "draw", text + "; both sides allowed"
+
+
 def _replay(start_fen: str | None, moves: list[Move]):
     """Replay the moves; return the positions' keys and a copy of the position before each move."""
     from rules.position import Position
@@ -171,21 +193,10 @@ class _Judge:
         verdict is one of 'red_forbidden', 'black_forbidden', 'draw'.
         """
         moves = tuple(self.classify(p) for p in range(start + 1, end + 1))
-        plays = {side: SidePlay(side, tuple(m.cls.kind for m in moves if m.side == side))
-                 for side in (RED, BLACK)}
-        red, black = plays[RED], plays[BLACK]
-        text = f"red {red.describe()}; black {black.describe()}"
-        if red.forbidden and black.forbidden:
-            if red.perpetual_check and not black.perpetual_check:
-                return "red_forbidden", text + "; unilateral perpetual check is never allowed", moves
-            if black.perpetual_check and not red.perpetual_check:
-                return "black_forbidden", text + "; unilateral perpetual check is never allowed", moves
-            return "draw", text + "; both sides forbidden", moves
-        if red.forbidden:
-            return "red_forbidden", text, moves
-        if black.forbidden:
-            return "black_forbidden", text, moves
-        return "draw", text + "; both sides allowed", moves
+        red = tuple(m.cls.kind for m in moves if m.side == RED)
+        black = tuple(m.cls.kind for m in moves if m.side == BLACK)
+        verdict, text = rule_on_kinds(red, black)
+        return verdict, text, moves
 
     def ruling_at(self, index: int) -> Ruling | None:
         """The ruling on the repetition ending at position `index`, or None if it is not repeated."""
@@ -245,5 +256,5 @@ def classify_cycle(start_fen: str | None, moves: list[Move]) -> tuple[Classified
     return ruling.moves
 
 
-__all__ = ["Ruling", "ClassifiedMove", "adjudicate", "classify_cycle", "describe_kinds",
+__all__ = ["Ruling", "ClassifiedMove", "adjudicate", "classify_cycle", "describe_kinds", "rule_on_kinds",
            "LOSS_CYCLES", "RULINGS", "RulesError"]
