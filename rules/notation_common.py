@@ -14,11 +14,13 @@ Frame conventions (every side counts in its own frame, as Chinese notation does)
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from rules.errors import NotationError
-from rules.squares import BLACK, RED
+from rules.errors import MoveError, NotationError
+from rules.move import Move
+from rules.squares import BLACK, RED, SQUARE_NAMES
 
 KINDS = "KABNRCP"
 KIND_NAMES = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse",
@@ -160,3 +162,46 @@ def leaves_general_exposed_reason(pos, move, color: str) -> str:
         if all(probe.piece_at(s) is None for s in range(lo + 9, hi, 9)):
             return "the two generals would face each other on an open file"
     return f"it would leave the {COLOR_WORDS[color]} general in check"
+
+
+def implied_target(kind: str, from_sq: int, action: str, number: int, color: str) -> int | None:
+    """The point a piece on `from_sq` would land on for (action, number), if on the board."""
+    f, r = frame_file(from_sq, color), frame_rank(from_sq, color)
+    step = 1 if action == "+" else -1
+    if action == ".":
+        if kind in DIAGONAL_KINDS:
+            return None
+        tf, tr = number, r
+    elif kind in LINEAR_KINDS:
+        tf, tr = f, r + step * number
+    else:
+        dr = {"A": {1: 1}, "B": {2: 2}, "N": {1: 2, 2: 1}}[kind].get(abs(number - f))
+        if dr is None:
+            return None
+        tf, tr = number, r + step * dr
+    if not (1 <= tf <= 9 and 1 <= tr <= 10) or (tf, tr) == (f, r):
+        return None
+    return square_from_frame(tf, tr, color)
+
+
+_GENERIC_REASON = re.compile(r"^an? .+ cannot move from \S+ to \S+(?: \((?P<hint>.*)\))?$")
+
+
+def why_cannot(pos, from_sq: int, to_sq: int) -> str | None:
+    """Why the piece on from_sq cannot go to to_sq, in the rules core's words ('horse leg
+    blocked on h1', 'a soldier moves sideways only after crossing the river'); None if it can
+    or the core gives no more than "cannot move"."""
+    move = Move(from_sq, to_sq)
+    try:
+        pos.copy().push(move)
+    except MoveError as exc:
+        reason = str(exc)
+    else:
+        return None
+    for prefix in ("illegal move ", move.iccs() + ": "):
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+    generic = _GENERIC_REASON.match(reason)
+    if generic:
+        reason = generic.group("hint")
+    return f"{SQUARE_NAMES[from_sq]}{SQUARE_NAMES[to_sq]}: {reason}" if reason else None

@@ -30,9 +30,13 @@ from rules.errors import NotationError
 from rules.notation_common import (
     CHINESE_NUMERALS, COLOR_WORDS, COUNT_WORDS, DIAGONAL_KINDS, KIND_NAMES, KIND_PLURALS,
     NotationSyntaxError, SideFiles, action_and_number, action_phrase, color_of,
-    describe_files, file_label, leaves_general_exposed_reason,
+    describe_files, file_label, implied_target, leaves_general_exposed_reason, why_cannot,
 )
-from rules.squares import RED
+from rules.squares import RED, SQUARE_NAMES
+
+
+def article(noun: str) -> str:
+    return "an" if noun[0] in "aeiou" else "a"
 
 # ---- alphabets ------------------------------------------------------------------------------
 
@@ -287,8 +291,7 @@ def resolve(pos, text: str, parsed: ParsedFileMove, notation: str):
     what = action_phrase(d.kind, parsed.action, parsed.number, color, numerals)
     if d.kind in DIAGONAL_KINDS and parsed.action == ".":
         name = KIND_NAMES[d.kind]
-        article = "an" if name[0] in "aeiou" else "a"
-        raise NotationError(f"{text}: {article} {name} never moves sideways (平 / .)")
+        raise NotationError(f"{text}: {article(name)} {name} never moves sideways (平 / .)")
     side = SideFiles.of(pos.pieces(), color)
     strict, lenient = d.sources(side)
     legal = pos.legal_moves()
@@ -358,6 +361,20 @@ def _no_move_message(pos, text, d, lenient, side, what, target, numerals) -> str
         reason = leaves_general_exposed_reason(pos, pseudo[0], color)
         return f"{text}: the {d.phrase(color, numerals)} cannot {what}: {reason} ({pseudo[0].iccs()})"
     message = f"{text}: no {d.phrase(color, numerals)} can {what}"
+    reasons = []
+    for sq in lenient:
+        landing = implied_target(d.kind, sq, target[0], target[1], color)
+        if landing is not None:
+            reasons.append(why_cannot(pos, sq, landing))
+        elif d.kind in DIAGONAL_KINDS:
+            reach = {"A": "one file", "B": "two files", "N": "one or two files"}[d.kind]
+            reasons.append(f"{SQUARE_NAMES[sq]}: {article(KIND_NAMES[d.kind])} {KIND_NAMES[d.kind]} "
+                           f"only moves {reach} across")
+        elif target[0] != ".":
+            reasons.append(f"{SQUARE_NAMES[sq]}: that is off the board")
+    reasons = [r for r in reasons if r]
+    if reasons:
+        message += f" ({'; '.join(reasons)})"
     if d.rule != "file":
         # records sometimes swap 前 and 后: point at the piece on the same file that can
         files = {side.where(sq, d.kind, color)[0] for sq in lenient}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from rules.errors import NotationError
 from rules.notation_common import (
     COLOR_WORDS, KIND_NAMES, KIND_PLURALS, NotationSyntaxError, color_of, forward_delta,
-    frame_file, frame_rank, leaves_general_exposed_reason, square_from_frame,
+    frame_file, frame_rank, leaves_general_exposed_reason, square_from_frame, why_cannot,
 )
 from rules.notation_file import CHINESE_ACTIONS, CHINESE_KIND_CHARS, chinese_kind_char, normalize
 from rules.squares import SQUARE_NAMES
@@ -100,7 +100,12 @@ def parse_yizi(pos, text: str):
     if pseudo:
         reason = leaves_general_exposed_reason(pos, pseudo[0], color)
         return _raise(f"{text}: the {who} cannot land on {land_name}: {reason} ({pseudo[0].iccs()})")
-    return _raise(f"{text}: no {who} can land on {land_name}")
+    sources = [sq for sq in own if direction is None and frame_file(sq, color) == int(src)
+               or direction is not None and (forward_delta(sq, landing, color) > 0) == (direction == "+")
+               and forward_delta(sq, landing, color) != 0]
+    reasons = [r for r in (why_cannot(pos, sq, landing) for sq in sources if sq != landing) if r]
+    detail = f" ({'; '.join(reasons)})" if reasons else ""
+    return _raise(f"{text}: no {who} can land on {land_name}{detail}")
 
 
 def _raise(message: str):

@@ -298,7 +298,8 @@ def test_two_advisors_on_a_file():
     assert parse_move(pos, "A6+5") == mv("d0e1")
     assert parse_move(pos, "A6-5") == mv("d2e1")
     message = error_of(pos, "前仕进五")                   # a plain error in a record: said clearly
-    assert message == "前仕进五: no front red advisor can move forward to file 五 (did you mean 后仕进五?)"
+    assert message == ("前仕进五: no front red advisor can move forward to file 五 "
+                       "(d2e3: must stay in the palace) (did you mean 后仕进五?)")
     assert error_of(pos, "+A+5").endswith("(did you mean -A+5?)")
 
 
@@ -324,7 +325,9 @@ def test_two_elephants_on_a_file_both_colours():
 
 def test_blocked_horse_names_no_legal_move():
     blocked = Position.from_fen("rnbakabnr/7c1/1c7/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1")
-    assert error_of(blocked, "马8进7") == "马8进7: no black horse on file 8 can move forward to file 7"
+    assert error_of(blocked, "马8进7") == ("马8进7: no black horse on file 8 can move forward to file 7 "
+                                          "(h9g7: horse leg blocked on h8)")
+    assert error_of(blocked, "H8+7").endswith("(h9g7: horse leg blocked on h8)")
     assert error_of(blocked, "马873").startswith("马873: no black horse on file 8 can land on file 7, rank 3")
 
 
@@ -375,7 +378,11 @@ def test_malformed_text(text, notation, fragment):
     ("h2e9", "a red cannon on h2 cannot move to e9"),
     ("a0a3", "a3 holds a red soldier of the same side"),
     ("e5e6", "there is no piece on e5"),
-    ("炮二进八", "no red cannon on file 二 can move forward 8 points"),
+    ("炮二进八", "no red cannon on file 二 can move forward 8 points (h2: that is off the board)"),
+    ("兵三平二", "(g3h3: a soldier moves sideways only after crossing the river)"),
+    ("车九进四", "no red chariot on file 九 can move forward 4 points (a0a4: the path is blocked)"),
+    ("马二进五", "a horse only moves one or two files across"),
+    ("车115", "no red chariot on file 1 can land on file 1, rank 5 (i4) (i0i4: the path is blocked)"),
 ])
 def test_no_legal_move_messages(text, fragment):
     message = error_of(Position(), text)
