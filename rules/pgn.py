@@ -442,8 +442,11 @@ def read_pgn(text: str) -> list[Game]:
                 continue
             if tok.kind == "tag":
                 if builder is not None and builder.has_movetext:
-                    games.append(builder.build())      # previous game ended without a result
-                    builder = None
+                    if builder.moves:
+                        games.append(builder.build())  # previous game ended without a result
+                        builder = None
+                    else:
+                        builder.pos = None             # only comments so far: still the tag section
                 if builder is None:
                     builder = _GameBuilder(len(games), tok.line)
                 builder.headers[tok.text] = tok.value

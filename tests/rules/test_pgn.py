@@ -110,6 +110,14 @@ def test_junk_after_a_result_is_skipped_but_a_tagless_next_game_is_read():
     assert [iccs(g.moves) for g in games] == [["h2e2"], ["h2e2", "h9g7"], ["h2e2"]]
 
 
+def test_comment_among_or_before_the_tags_is_not_a_game():
+    games = read_pgn('{file comment}\n[Event "x"]\n{between tags}\n[FEN "4k4/9/9/9/9/9/9/9/4A4/3AK4 b - - 0 1"]\n'
+                     "1... K5.4 *")
+    assert len(games) == 1
+    assert games[0].initial_comment == "file comment between tags"
+    assert games[0].start_fen is not None and len(games[0].moves) == 1
+
+
 def test_wrong_format_tag_falls_back_to_the_moves_own_notation():
     game = read_pgn('[Format "WXF"]\n1. 炮二平五 马8进7 *')[0]
     assert iccs(game.moves) == ["h2e2", "h9g7"]
