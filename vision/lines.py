@@ -101,6 +101,20 @@ def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -
     ds = np.arange(-search, search + 1, dtype=np.float32)
     pref = np.exp(-0.5 * (ds / (0.5 * search + 0.5)) ** 2)
     k = np.argmax(np.where(np.isfinite(win), np.maximum(win, 0) * pref[None, :], -1.0), axis=1)
+    # among clear ridges (local maxima at least half as strong as a typical lattice line
+    # here), take the nearest: lattice lines are alike, a frame is thicker and darker
+    if win.shape[1] >= 3:
+        wf = np.where(np.isfinite(win), win, -np.inf)
+        peak = np.zeros_like(wf, dtype=bool)
+        peak[:, 1:-1] = (wf[:, 1:-1] >= wf[:, :-2]) & (wf[:, 1:-1] >= wf[:, 2:])
+        top = np.max(wf, axis=1)
+        ok_top = np.isfinite(top) & (top >= min_strength)
+        if ok_top.any():
+            typical = float(np.median(top[ok_top]))
+            strong = peak & (wf >= max(min_strength, 0.5 * typical))
+            has = strong.any(axis=1)
+            dist = np.where(strong, np.abs(ds)[None, :], np.inf)
+            k = np.where(has, np.argmin(dist, axis=1), k)
     best = win[np.arange(len(win)), k]
     kk = k + mid - search
     # sub-pixel parabola

@@ -363,21 +363,24 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
                 rough.append((sc, hb, pol))
         rough.sort(key=lambda r: -r[0])
         # ... then pull the best few onto the nearby ridges and judge them strictly
+        refined = []
         for _, hb, pol in rough[:6]:
             hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2)
-            sc, pol, sup, rc = _verify(gray, hb, pol)
+            refined.append((_verify(gray, hb, pol)[0], hb, pol))
+        refined.sort(key=lambda r: -r[0])
+        # the geometry of the best ones is now right; find which 9x10 window of lines it is
+        for _, hb, pol in refined[:2]:
+            hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=3)
+            hb = _window_search(gray, hb, pol)
+            sc = _verify(gray, hb, pol)[0]
             if best is None or sc > best[0]:
                 best = (sc, hb, pol)
-        if best is not None and best[0] > 0.3:
+        if best is not None and best[0] > 0.45:
             break
-    if best is None or best[0] < 0.25:
+    if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
-    hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=4)
-    hb = _window_search(gray, hb, pol)
     sc, pol, sup, rc = _verify(gray, hb, pol)
-    if sc < 0.3:
-        raise BoardNotFoundError(f"no board found: best lattice has only {sup:.0%} line support")
     # full resolution
     up = np.diag([1.0 / f, 1.0 / f, 1.0])
     hf = up @ hb
