@@ -411,7 +411,7 @@ def _playout(pos: Position, choices: list[int]) -> Position:
     return pos
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=160))
 def test_round_trip_random_playouts_from_the_start(choices):
     pos = _playout(Position(), choices)
@@ -419,7 +419,7 @@ def test_round_trip_random_playouts_from_the_start(choices):
         assert_round_trip(pos, move)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(REAL_STARTS), st.lists(st.integers(min_value=0, max_value=10_000), max_size=60))
 def test_round_trip_random_playouts_from_real_games(start, choices):
     game, ply = start
@@ -459,7 +459,7 @@ def soldier_formations(draw):
     return pos_of(placement, draw(st.sampled_from("wb")))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(soldier_formations())
 def test_round_trip_soldier_formations(pos):
     for move in pos.legal_moves():
