@@ -107,10 +107,11 @@ class HandDetector:
     """Stateful per-video hand/occlusion detector on the rectified board."""
 
     def __init__(self, on: float = 0.12, off: float = 0.06, quiet_frames: int = 4, absorb_frames: int = 6,
-                 adapt_rate: float = 0.02) -> None:
+                 settle_frames: int = 20, adapt_rate: float = 0.02) -> None:
         self.on, self.off = on, off
         self.quiet_frames = quiet_frames
         self.absorb_frames = absorb_frames
+        self.settle_frames = settle_frames
         self.adapt_rate = adapt_rate
         self.reset()
 
@@ -140,14 +141,20 @@ class HandDetector:
         ring = np.ones((GY, GX), bool)
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
         ring_active = bool((hid & ring).any() or (mov & ring).any())
-        # absorb still, departed cells (a piece moved / a new piece) while the ring is clear
-        if not ring_active:
+        # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
+        # when nothing at all has moved for a long while, absorb everything (a captured piece
+        # left beside the board, a cup put down on the ring)
+        if not mov.any() and (self.still >= self.settle_frames).all():
+            absorb = hid
+        elif not ring_active:
             absorb = hid & (self.still >= self.absorb_frames)
-            if absorb.any():
-                m = np.kron(absorb, np.ones((P, P), bool))
-                self.bg[m] = feat[m]
-                self.hidden_cells &= ~absorb
-                hid = self.hidden_cells
+        else:
+            absorb = np.zeros_like(hid)
+        if absorb.any():
+            m = np.kron(absorb, np.ones((P, P), bool))
+            self.bg[m] = feat[m]
+            self.hidden_cells &= ~absorb
+            hid = self.hidden_cells
         # slow drift of light where nothing is going on
         calm_px = np.kron(~hid & ~mov, np.ones((P, P), bool))
         self.bg[calm_px] += self.adapt_rate * (feat[calm_px] - self.bg[calm_px])
