@@ -49,6 +49,8 @@ def _convert(args: argparse.Namespace) -> int:
     from rules.pgn import read_pgn_file, write_pgn
 
     games = read_pgn_file(args.gamefile)
+    if not games:
+        raise ValueError(f"{args.gamefile}: no game found")
     out = [write_pgn(game, notation=args.to, traditional=args.traditional) for game in games]
     sys.stdout.write("\n".join(out))
     return 0
