@@ -51,6 +51,8 @@ class Episode:
     busiest_frame: int = -1
     busiest_count: int = -1
     lost_frames: int = 0
+    # (frame index, t, occluded point indices) of every frame with something over the board
+    covered: list = field(default_factory=list)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
                offsets: np.ndarray | None, shift_threshold: float = 0.12, prob_threshold: float = 0.35) -> None:
@@ -62,6 +64,8 @@ class Episode:
             self.lost_frames += 1
             return
         occ = np.asarray(occluded, dtype=bool)
+        if occ.any() and not occ.all():
+            self.covered.append((frame_index, t, np.flatnonzero(occ)))
         new = occ & (self.first_occluded < 0)
         self.first_occluded[new] = frame_index
         self.last_occluded[occ] = frame_index
@@ -83,3 +87,60 @@ class Episode:
         disturbed = occ | (shift > shift_threshold) | (p < prob_threshold)
         first = disturbed & (self.first_disturbed < 0)
         self.first_disturbed[first] = frame_index
+
+
+# Where the players' shoulders roughly are, in board-plane units: red sits
+# beyond rank 0, black beyond rank 9. The covered point farthest from the
+# shoulder is where the fingertips are.
+SHOULDER = {"red": (4.0, -9.0), "black": (4.0, 18.0)}
+
+
+@dataclass
+class Dwell:
+    """The fingertips resting over one point for a while."""
+
+    point: int
+    frame_start: int
+    frame_end: int
+    t_start: float
+    t_end: float
+
+    @property
+    def seconds(self) -> float:
+        return self.t_end - self.t_start
+
+
+def fingertips(covered: np.ndarray, side: str) -> int:
+    """The covered point farthest from `side`'s shoulder (the hand's leading edge)."""
+    sx, sy = SHOULDER[side]
+    x = covered % 9
+    y = covered // 9
+    d = (x - sx) ** 2 + (y - sy) ** 2
+    return int(covered[int(np.argmax(d))])
+
+
+def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
+    """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
+
+    A hand reaching for a piece slows down and rests on it; an arm sweeping
+    across the board does not. One-frame jitter of the fingertip point is
+    smoothed away (majority of three frames).
+    """
+    if not episode.covered:
+        return []
+    tips = [fingertips(c, side) for _, _, c in episode.covered]
+    smooth = list(tips)
+    for i in range(1, len(tips) - 1):
+        if tips[i - 1] == tips[i + 1] != tips[i]:
+            smooth[i] = tips[i - 1]
+    out: list[Dwell] = []
+    start = 0
+    for i in range(1, len(smooth) + 1):
+        gap = i < len(smooth) and episode.covered[i][0] - episode.covered[i - 1][0] > 3
+        if i == len(smooth) or smooth[i] != smooth[start] or gap:
+            f0, t0, _ = episode.covered[start]
+            f1, t1, _ = episode.covered[i - 1]
+            if t1 - t0 >= min_s - 1e-6:
+                out.append(Dwell(smooth[start], f0, f1, t0, t1))
+            start = i
+    return out

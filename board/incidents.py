@@ -27,14 +27,15 @@ import numpy as np
 
 from rules import Move, Position
 
-from .episode import Episode, Settled
+from .episode import Dwell, Episode, Settled, dwells
 from .events import Event, IncidentEvent, point_name
 from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 
 
 @dataclass
 class IncidentConfig:
-    touch: float = 0.07        # settled offset change (spacings) that means a disc was touched
+    touch: float = 0.1         # settled offset change (spacings) that means a covered disc was handled
+    dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
     lift_prob: float = 0.0     # reading of the settled piece this low while in view = lifted/turned
@@ -65,6 +66,55 @@ class IncidentTracker:
         # an arm passing over the board is not an incident.
         return bool(ep.min_prob[p] < self.cfg.lift_prob and ep.occluded_frames[p] > 0)
 
+    def _was_between(self, before: Settled, p: int) -> bool:
+        return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= self.cfg.between)
+
+    def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
+        """A dwell of `side`'s fingertips on point `p` (or touching it from a neighbour)."""
+        for d in dwells(ep, side, self.cfg.dwell_s):
+            if d.point == p:
+                return d
+        return None
+
+    def _touched_before_move(self, ep: Episode, before: Settled, before_pos: Position, moves: list[Move],
+                             mover: str, after: Settled, knocked: set[int]) -> tuple[int, Dwell | None] | None:
+        cfg = self.cfg
+        m = moves[0]
+        involved = set()
+        for mv in moves:
+            involved |= {mv.from_sq, mv.to_sq}
+        own_upper = mover == "red"
+        ds = dwells(ep, mover, cfg.dwell_s)
+        # the pick-up: the first dwell on the moved piece; for a capture where the
+        # victim was lifted first, the first dwell on the victim (the hand then
+        # carries it off the board, resting near the edge: not a touch)
+        limit = None
+        for i, d in enumerate(ds):
+            if d.point in (m.from_sq, m.to_sq):
+                limit = i
+                break
+        candidates = ds if limit is None else ds[:limit]
+        for d in candidates:
+            p = d.point
+            c = int(before.classes[p])
+            if c == EMPTY or p in involved or p in knocked:
+                continue
+            if CLASS_LETTERS[c].isupper() != own_upper:
+                continue
+            if self._was_between(before, p):
+                continue   # putting right a disc left between points
+            return p, d
+        # no visible dwell: a disc of the mover's that was covered and now sits
+        # clearly elsewhere was handled
+        for p in range(90):
+            c = int(before.classes[p])
+            if c == EMPTY or p in involved or p in knocked or CLASS_LETTERS[c].isupper() != own_upper:
+                continue
+            if ep.occluded_frames[p] > 0 and self._shift(before, after, p) >= cfg.touch \
+                    and not self._was_between(before, p):
+                return p, None
+        return None
+
     def _frames(self, ep: Episode, after: Settled, p: int) -> dict[str, int]:
         during = -1
         if ep.max_shift_frame[p] >= 0 and ep.max_shift[p] > self.cfg.touch:
@@ -94,49 +144,51 @@ class IncidentTracker:
             moved_pts |= {m.from_sq, m.to_sq}
         t = after.t
 
-        # Retouch: the last mover's disc disturbed again before the opponent moved.
-        if self.last_move is not None:
+        # Retouch: the last mover's hand rests on the piece it just released,
+        # before the opponent's move (an episode with no move of its own).
+        if self.last_move is not None and not moves:
             to_sq, side, mply, _ = self.last_move
-            opp_first = -1
-            if moves:
-                opp_first = int(ep.first_disturbed[moves[0].from_sq])
-            involved = to_sq in moved_pts
-            touched = self._shift(before, after, to_sq) >= cfg.touch or self._lifted(ep, to_sq)
-            early = (not moves) or (ep.first_disturbed[to_sq] >= 0 and
-                                    (opp_first < 0 or ep.first_disturbed[to_sq] < opp_first))
-            if touched and not involved and early and (not moves or mover != side):
+            hit = self._dwell_on(ep, side, to_sq)
+            shifted = self._shift(before, after, to_sq) >= cfg.touch and ep.occluded_frames[to_sq] > 0
+            if hit is not None or shifted:
+                frames = self._frames(ep, after, to_sq)
+                if hit is not None:
+                    frames["during"] = (hit.frame_start + hit.frame_end) // 2
                 out.append(IncidentEvent(t, ply, "retouch", side, [to_sq],
                                          f"{side} touched the piece on {point_name(to_sq)} again after "
-                                         f"releasing it (move {mply})",
-                                         frames=self._frames(ep, after, to_sq)))
+                                         f"releasing it (move {mply})", frames=frames))
                 self.last_move = None
 
-        # Unmoved discs: knocked, or touched before moving another piece.
-        touched_own: list[int] = []
+        # Unmoved discs: knocked (displaced a lot) by the hand of this episode.
+        knocked: set[int] = set()
         for p in range(90):
             c = int(before.classes[p])
             if c == EMPTY or p in moved_pts or int(after.classes[p]) != c:
                 continue
             if self.last_move is not None and p == self.last_move[0] and not moves:
                 continue
+            if self._was_between(before, p):
+                continue   # a disc left between points being put right is not knocked
             shift = self._shift(before, after, p)
             if shift >= cfg.knock:
+                knocked.add(p)
                 out.append(IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
                                          f"{CLASS_LETTERS[c]} on {point_name(p)} knocked {shift:.2f} spacings "
                                          f"off its place",
                                          frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)}))
-                continue
-            if mover is not None and _side_of(c) == mover and (shift >= cfg.touch or self._lifted(ep, p)):
-                first_p = int(ep.first_disturbed[p])
-                first_m = int(ep.first_disturbed[moves[0].from_sq])
-                if first_p >= 0 and (first_m < 0 or first_p <= first_m):
-                    touched_own.append(p)
-        if touched_own and moves:
-            m = moves[-1]
-            out.append(IncidentEvent(t, ply, "touch_move_other", mover, touched_own + [m.from_sq],
-                                     f"{mover} touched {', '.join(point_name(p) for p in touched_own)} "
-                                     f"then moved {m.iccs()}",
-                                     frames=self._frames(ep, after, touched_own[0])))
+
+        # Touch-move: the mover's hand rested on another own piece before picking up the one moved.
+        if moves and mover is not None:
+            touched = self._touched_before_move(ep, before, before_pos, moves, mover, after, knocked)
+            if touched:
+                p, dwell = touched
+                m = moves[0]
+                frames = self._frames(ep, after, p)
+                if dwell is not None:
+                    frames["during"] = (dwell.frame_start + dwell.frame_end) // 2
+                out.append(IncidentEvent(t, ply, "touch_move_other", mover, [p, m.from_sq],
+                                         f"{mover} touched {point_name(p)} then moved {m.iccs()}",
+                                         frames=frames))
 
         # Between points: a disc left clearly off its point.
         for p in range(90):

@@ -99,3 +99,20 @@ def observations(frames: Iterable, profile: NoiseProfile | None = None,
                                            getattr(fr, "red_side", "bottom"))
         yield Observation(float(fr.t), int(fr.frame_index), pose, quiet, hidden.copy(),
                           probs.astype(np.float32), offsets.astype(np.float32))
+
+
+def start_fen_of(truth) -> str:
+    """Full start FEN of a sim ClipTruth (its start_fen is the placement only)."""
+    placement = (getattr(truth, "start_fen", "") or "").split()
+    if len(placement) >= 2:
+        return " ".join(placement)
+    board = placement[0] if placement else "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
+    side = "w"
+    if truth.moves:
+        side = truth.moves[0].get("side", "w")
+    return f"{board} {side} - - 0 1"
+
+
+def bump_frames(truth) -> list[tuple[int, int]]:
+    """Frame ranges of camera bumps in a sim ClipTruth."""
+    return [tuple(e["frames"]) for e in getattr(truth, "events", []) if e.get("kind") == "bump"]

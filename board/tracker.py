@@ -64,6 +64,7 @@ class TrackerConfig:
     settle_s: float = 0.1            # quiet + unchanged this long = settled
     min_settle_frames: int = 3
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
+    capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move
     lost_report_s: float = 0.3       # board not found this long → "board_lost" event
     change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
     offset_wobble: float = 0.12      # disc offset change that breaks a settle window
@@ -250,6 +251,7 @@ class Tracker:
         self._win_osum = np.zeros((90, 2), dtype=np.float64)
         self._win_n = np.zeros(90, dtype=np.float64)
         self._streak = np.zeros(90, dtype=np.int64)
+        self._holding = False
 
     def _drop_oldest(self) -> None:
         fr = self.window.popleft()
@@ -259,6 +261,8 @@ class Tracker:
         self._win_n -= vis
 
     def _add_to_window(self, fr: _Frame) -> None:
+        if not fr.quiet or fr.occluded.any():
+            self._holding = False
         if self._occ_set is None or not np.array_equal(fr.occluded, self._occ_set):
             self._occ_set = fr.occluded
             self._occ_since = fr.t
@@ -280,7 +284,10 @@ class Tracker:
             else:
                 break
         if n_clean >= self.cfg.min_settle_frames:
-            if w[-1].t - w[-n_clean].t >= self.cfg.settle_s - 1e-6:
+            span = w[-1].t - w[-n_clean].t
+            if self._holding and span < self.cfg.capture_wait_s:
+                return None
+            if span >= self.cfg.settle_s - 1e-6:
                 return "quiet"
         if n_clean == 0 and w[-1].t - max(w[0].t, self._occ_since) >= self.cfg.rest_settle_s:
             self._rest_tries += 1
@@ -335,6 +342,11 @@ class Tracker:
                 return []
         else:
             ex = explain(self.position, evidence, self.cfg.explain)
+            if not ex.explains and not self._holding and self._capture_under_way(evidence):
+                # The victim is off the board, the capturing piece not yet moved:
+                # a capture in two steps. Wait (a while) for the second step.
+                self._holding = True
+                return []
         last = frames[-1]
         events: list[Event] = []
         before_pos = self.position.copy()
@@ -358,6 +370,21 @@ class Tracker:
         self.just_settled = True
         self.last_settle_frame = last.frame_index
         return events
+
+    def _capture_under_way(self, evidence: Evidence) -> bool:
+        """The only change is one opponent piece gone from a point the side to move can capture on."""
+        assert self.position is not None
+        ref = board_classes(self.position)
+        diff = evidence.contradictions(ref, self.cfg.explain.contradiction)
+        if len(diff) != 1:
+            return False
+        p = diff[0]
+        piece = self.position.piece_at(p)
+        if piece is None or evidence.observed()[p] != 0:
+            return False
+        if (piece.isupper()) == (self.position.turn == RED):
+            return False
+        return any(m.to_sq == p for m in self.position.legal_moves())
 
     def _move_sides(self) -> list[str]:
         return []

@@ -80,11 +80,12 @@ class Script:
     def _hand_cover(self, x: float, y: float, side: str) -> np.ndarray:
         px = np.tile(np.arange(9), 10).astype(float)
         py = np.repeat(np.arange(10), 9).astype(float)
-        near = (px - x) ** 2 + (py - y) ** 2 <= 1.1 ** 2
+        # fingertips over the point, the hand and arm back toward the player
+        near = (px - x) ** 2 + (py - y) ** 2 <= 0.5 ** 2
         if side == "w":
-            arm = (np.abs(px - x) <= 0.6) & (py <= y)
+            arm = (np.abs(px - x) <= 0.8) & (py <= y - 0.5)
         else:
-            arm = (np.abs(px - x) <= 0.6) & (py >= y)
+            arm = (np.abs(px - x) <= 0.8) & (py >= y + 0.5)
         return near | arm
 
     def _travel(self, a: tuple[float, float], b: tuple[float, float], seconds: float, side: str) -> None:
