@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, MoveClass, classify_move
-from rules.errors import MoveError, RulesError
+from rules.errors import MoveError
 from rules.move import Move
 from rules.squares import BLACK, RED
 
@@ -257,4 +257,4 @@ def classify_cycle(start_fen: str | None, moves: list[Move]) -> tuple[Classified
 
 
 __all__ = ["Ruling", "ClassifiedMove", "adjudicate", "classify_cycle", "describe_kinds", "rule_on_kinds",
-           "LOSS_CYCLES", "RULINGS", "RulesError"]
+           "LOSS_CYCLES", "RULINGS"]

@@ -254,6 +254,7 @@ def test_adjudicate_command_prints_one_json_line(name):
     "[Game \"Chinese Chess\"]\n[Format \"ICCS\"]\n\n1. h2e2 h9g7 2. e2e9 *\n",    # illegal move
     "[Game \"Chinese Chess\"]\n[FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w - - 0 1\"]\n\n1. h2e2 *\n",
     b"\xff\xfe\x00garbage\x00\x01",                              # not a game file at all
+    "",                                                          # empty file: no game
 ])
 def test_adjudicate_command_errors_cleanly(tmp_path, content):
     path = tmp_path / "game.pgn"
