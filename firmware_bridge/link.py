@@ -36,6 +36,7 @@ KIND_NAMES = {int(k): k.name.lower() for k in EventKind}
 SIDE_NAMES = {0: "red", 1: "black"}
 STATE_NAMES = {0: "ready", 1: "running", 2: "paused"}
 STATUS_NAMES = {int(s): s.name.lower() for s in AckStatus} | {6: "stale"}
+RECENT_WINDOW = 16  # commands the clock remembers (RECENT_CMDS in device.py, XQ_RECENT_CMDS in C)
 
 
 class ClockLinkError(Exception):
@@ -217,9 +218,13 @@ class ClockLink:
         self._ser: serial.SerialBase | None = None
         self._closed = threading.Event()
         self._connected = threading.Event()
-        self._cmd_seq = itertools.count(1)
+        # Commands are numbered 1, 2, … and SYNC/HELLO from 2**31, so exchanges never use up
+        # the clock's de-duplication window (it remembers the last 16 commands it ran).
+        self._next_cmd = 1
+        self._aux_seq = itertools.count(2**31)
+        self._inflight_seqs: set[int] = set()
+        self._seq_cond = threading.Condition(threading.Lock())
         self._waiters: dict[int, _Waiter] = {}
-        self._inflight = threading.BoundedSemaphore(8)  # the clock remembers 16 recent commands
         self._event_subs: list[Callable[[ClockEvent], None]] = []
         self._snapshot_subs: list[Callable[[ClockSnapshot], None]] = []
         self._link_subs: list[Callable[[LinkStatus], None]] = []
@@ -366,32 +371,44 @@ class ClockLink:
     def _command(self, mtype: MsgType, payload: bytes) -> int:
         """Send until answered (same seq each time); returns the clock's ms at execution."""
         deadline = time.monotonic() + self.command_timeout
-        with self._inflight:
+        with self._seq_cond:
+            # Every command in flight stays within 16 consecutive numbers, so the clock can
+            # always tell a retry (DUPLICATE) from a new command and never answers STALE.
+            while self._inflight_seqs and self._next_cmd - min(self._inflight_seqs) >= RECENT_WINDOW:
+                if time.monotonic() > deadline:
+                    self._count("command_timeouts")
+                    raise ClockCommandError(f"{mtype.name} not sent: earlier commands still unanswered")
+                self._seq_cond.wait(0.05)
+            seq = self._next_cmd
+            self._next_cmd += 1
+            self._inflight_seqs.add(seq)
+        with self._lock:
+            waiter = self._waiters[seq] = _Waiter()
+        frame = codec.encode_frame(Frame(mtype, seq, payload))
+        try:
+            tries = 0
+            while True:
+                if self._connected.is_set():
+                    if tries:
+                        self._count("command_retries")
+                    tries += 1
+                    self._write(frame)
+                # a lost frame costs one retry interval; well above a serial round trip
+                # (a 115200-baud answer queued behind a full replay is ~80 ms)
+                if waiter.done.wait(0.1 if tries < 3 else 0.06):
+                    break
+                if time.monotonic() > deadline:
+                    self._count("command_timeouts")
+                    raise ClockCommandError(
+                        f"clock did not answer {mtype.name} (seq {seq}) within {self.command_timeout:.1f} s"
+                        f" (link {self.state})"
+                    )
+        finally:
             with self._lock:
-                seq = next(self._cmd_seq)
-                waiter = self._waiters[seq] = _Waiter()
-            frame = codec.encode_frame(Frame(mtype, seq, payload))
-            try:
-                tries = 0
-                while True:
-                    if self._connected.is_set():
-                        if tries:
-                            self._count("command_retries")
-                        tries += 1
-                        self._write(frame)
-                    # a lost frame costs one retry interval; well above a serial round trip
-                    # (a 115200-baud answer queued behind a full replay is ~80 ms)
-                    if waiter.done.wait(0.1 if tries < 3 else 0.06):
-                        break
-                    if time.monotonic() > deadline:
-                        self._count("command_timeouts")
-                        raise ClockCommandError(
-                            f"clock did not answer {mtype.name} (seq {seq}) within {self.command_timeout:.1f} s"
-                            f" (link {self.state})"
-                        )
-            finally:
-                with self._lock:
-                    self._waiters.pop(seq, None)
+                self._waiters.pop(seq, None)
+            with self._seq_cond:
+                self._inflight_seqs.discard(seq)
+                self._seq_cond.notify_all()
         if waiter.status not in (AckStatus.OK, AckStatus.DUPLICATE):
             raise ClockCommandError(f"clock refused {mtype.name} (seq {seq}): {STATUS_NAMES.get(waiter.status, waiter.status)}")
         return waiter.clock_ms
@@ -499,11 +516,11 @@ class ClockLink:
                 return
             now = time.monotonic()
             if not handshaken and now - hello_at > 0.25:
-                hello_seq = next(self._cmd_seq)
+                hello_seq = next(self._aux_seq)
                 hello_at = now
                 self._send(MsgType.HELLO, hello_seq, codec.pack_hello(codec.MIN_PROTOCOL_VERSION, codec.PROTOCOL_VERSION, self._session))
             if handshaken and now >= next_sync:
-                seq = next(self._cmd_seq)
+                seq = next(self._aux_seq)
                 with self._lock:
                     self._sync_sent[seq] = time.monotonic()
                     if len(self._sync_sent) > 64:
