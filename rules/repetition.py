@@ -170,6 +170,9 @@ class _Judge:
         self.moves = list(moves)
         self.keys, self.befores = _replay(start_fen, self.moves)
         self._cache: dict[tuple, MoveClass] = {}
+        self._seen: dict[tuple, list[int]] = {}
+        for i, key in enumerate(self.keys):
+            self._seen.setdefault(key, []).append(i)
 
     def classify(self, ply: int) -> ClassifiedMove:
         """Classification of the move at 1-based `ply`."""
@@ -184,8 +187,7 @@ class _Judge:
 
     def occurrences(self, index: int) -> list[int]:
         """Position indices (0 = start, i = after ply i) equal to position `index`, up to it."""
-        target = self.keys[index]
-        return [i for i in range(index + 1) if self.keys[i] == target]
+        return [i for i in self._seen[self.keys[index]] if i <= index]
 
     def judge_cycle(self, start: int, end: int) -> tuple[str, str, tuple[ClassifiedMove, ...]]:
         """Rule on the cycle of plies start+1..end: (verdict, description, moves).
