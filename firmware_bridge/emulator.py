@@ -7,8 +7,8 @@ and corrupted bytes, delays, jitter) and whole disconnects (the pty is closed an
 is opened later, with `--link` kept pointing at the live one, as a USB serial adapter
 vanishes and comes back under the same name).
 
-Output pacing emulates the UART: at `baud` each byte takes 10 bit times, so latency
-figures measured through the pty are those of a real 115200-baud line.
+Both directions are paced like a UART: at `baud` each byte takes 10 bit times, so latency
+and time-offset figures measured through the pty are those of a real 115200-baud line.
 """
 from __future__ import annotations
 
@@ -115,6 +115,8 @@ class PtyEmulator:
         self.path = ""
         self.tx: deque[tuple[float, bytes]] = deque()
         self.tx_free_at = 0.0
+        self.rx: deque[tuple[float, bytes]] = deque()
+        self.rx_free_at = 0.0
         self.stop = False
         self.stats = {"events": 0, "bytes_dropped": 0, "bytes_corrupted": 0, "bytes_lost_offline": 0, "disconnects": 0, "tx_overruns": 0}
         self.offline_until = 0.0
@@ -222,6 +224,8 @@ class PtyEmulator:
                 timeout = min(timeout, max(0.0, self.boot + self.script[0][0] / 1000.0 - now))
             if self.tx:
                 timeout = min(timeout, max(0.0, self.tx[0][0] - now))
+            if self.rx:
+                timeout = min(timeout, max(0.0, self.rx[0][0] - now))
             fds = [fd for fd in (self.master, stdin_fd) if fd is not None]
             try:
                 readable, _, _ = select.select(fds, [], [], timeout)
@@ -242,7 +246,12 @@ class PtyEmulator:
                         data, d, c = self.faults.mangle(data, self.rng)
                         self.stats["bytes_dropped"] += d
                         self.stats["bytes_corrupted"] += c
-                        self.device.receive(data, ms)
+                        # a UART delivers the last byte 10 bit times per byte after the first
+                        start = max(now, self.rx_free_at)
+                        self.rx_free_at = start + (len(data) * 10.0 / self.baud if self.baud else 0.0)
+                        self.rx.append((self.rx_free_at, data))
+            while self.rx and self.rx[0][0] <= now:
+                self.device.receive(self.rx.popleft()[1], ms)
             if stdin_fd is not None and stdin_fd in readable:
                 chunk = os.read(stdin_fd, 64)
                 if not chunk:
@@ -330,6 +339,8 @@ class PtyEmulator:
             self.offline_until = now + self.faults.disconnect_for_ms / 1000.0
             self.tx.clear()
             self.tx_free_at = 0.0
+            self.rx.clear()
+            self.rx_free_at = 0.0
             if self.link:
                 self.close_pty()  # the port vanishes, as an unplugged USB adapter does
             self.next_disconnect = self._draw_disconnect(self.offline_until)

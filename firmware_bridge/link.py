@@ -176,8 +176,9 @@ class _OffsetEstimator:
     def __init__(self, keep: int = 16) -> None:
         self.samples: deque[tuple[float, float]] = deque(maxlen=keep)  # (rtt, offset)
 
-    def add(self, t1: float, t4: float, clock_s: float) -> None:
-        self.samples.append((t4 - t1, (t1 + t4) / 2.0 - clock_s))
+    def add(self, t1: float, t4: float, clock_ms: int) -> None:
+        # the clock stamps whole milliseconds: the true instant is c + 0.5 ms on average
+        self.samples.append((t4 - t1, (t1 + t4) / 2.0 - (clock_ms + 0.5) / 1000.0))
 
     def reset(self) -> None:
         self.samples.clear()
@@ -589,7 +590,7 @@ class ClockLink:
             self._boot_id = r.boot_id
             if self._delivered is None:
                 self._delivered = r.oldest_event - 1
-            self._offset.add(t1, t4, self._unwrap(r.clock_ms) / 1000.0)
+            self._offset.add(t1, t4, self._unwrap(r.clock_ms))
             self._check_lost(r.oldest_event)
             self._request_replay(t4, force=True)
         self._set_state("connected", f"clock {r.firmware!r} protocol {r.version}, last event {r.last_event}")
@@ -598,7 +599,7 @@ class ClockLink:
         with self._lock:
             t1 = self._sync_sent.pop(seq, None)
             if t1 is not None:
-                self._offset.add(t1, t4, self._unwrap(clock_ms) / 1000.0)
+                self._offset.add(t1, t4, self._unwrap(clock_ms))
 
     def _check_lost(self, oldest: int) -> None:
         """Events below `oldest` are gone from the clock (its ring overflowed while we were away)."""
