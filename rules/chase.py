@@ -39,9 +39,14 @@ where they differ the choice is stated):
   attacker cannot either). A pair that already existed before the move is not new, so a chariot
   sliding along the line on which it already attacked a piece does not chase it again.
 
-  Not implemented (see the module report): chases by consecutive checks (连续将军得子), by
-  discovered-check forks (抽吃), by combined attack (与其他子联合吃子) and through complete
-  exchanges (通过完整互吃交换后得子).
+  Because protection is tested by *legal* recapture, a capture that also gives check (a
+  discovered check, 抽吃 of a piece the discovering piece attacks) counts as winning the piece
+  unless the recapture also answers the check, and a newly pinned defender (假根) protects
+  nothing.
+
+  Not implemented: chases by a series of checks (连续将军得子), by combined attack on a
+  protected piece (与其他子联合吃子) and through a complete exchange sequence that nets material
+  (通过完整互吃交换后得子); those moves are classified as idle.
 * **闲 idle** — anything else. A general moving out of check is idle (the lesson: "凡走动帅将应将，
   都是闲着") unless the move itself gives check.
 """

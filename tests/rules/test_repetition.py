@@ -229,6 +229,33 @@ def test_random_games_give_consistent_rulings(moves):
             assert final_repeated and plies[-1] == len(moves)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(6, 60))
+def test_move_classification_is_colour_symmetric_and_pure(seed, plies):
+    """Classifying a move and its colour mirror gives the same kind (and the same chased
+    pieces, mirrored); classifying never changes the position it is given."""
+    rng = random.Random(seed)
+    pos = Position()
+    for _ in range(plies):
+        legal = pos.legal_moves()
+        if not legal:
+            return
+        pos.push(rng.choice(legal))
+    legal = pos.legal_moves()
+    if not legal:
+        return
+    move = rng.choice(legal)
+    fen = pos.fen()
+    here = classify_move(pos, move)
+    assert pos.fen() == fen and pos.legal_moves() == legal
+    mirror = Position.from_fen(_flip_fen(fen))
+    there = classify_move(mirror, Move.from_iccs(_flip_move(move.iccs())))
+    assert here.kind == there.kind
+    flip_sq = lambda sq: (9 - sq // 9) * 9 + sq % 9  # noqa: E731
+    assert sorted((flip_sq(p.attacker_sq), flip_sq(p.victim_sq)) for p in here.chases) == \
+        sorted((p.attacker_sq, p.victim_sq) for p in there.chases)
+
+
 # ------------------------------------------------------------------ the command
 def xqtrack(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
