@@ -25,6 +25,7 @@ class Settled:
     visible: np.ndarray          # (90,) bool, seen during the settle window
     ref_prob: np.ndarray         # (90,) mean probability of `classes` at each point
     provisional: bool = False    # no settle seen yet: offsets unknown, judge no incident against it
+    covered: np.ndarray | None = None   # (90,) bool: under a resting hand/arm when it settled
 
 
 @dataclass
@@ -128,7 +129,16 @@ def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
     """
     if not episode.covered:
         return []
-    tips = [fingertips(c, side) for _, _, c in episode.covered]
+    resting = episode.before.covered
+    frames = []
+    for f, t, c in episode.covered:
+        if resting is not None:
+            c = c[~resting[c]]   # an arm resting since before is not a hand reaching
+        if c.size:
+            frames.append((f, t, c))
+    if not frames:
+        return []
+    tips = [fingertips(c, side) for _, _, c in frames]
     smooth = list(tips)
     for i in range(1, len(tips) - 1):
         if tips[i - 1] == tips[i + 1] != tips[i]:
@@ -136,10 +146,10 @@ def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
     out: list[Dwell] = []
     start = 0
     for i in range(1, len(smooth) + 1):
-        gap = i < len(smooth) and episode.covered[i][0] - episode.covered[i - 1][0] > 3
+        gap = i < len(smooth) and frames[i][0] - frames[i - 1][0] > 3
         if i == len(smooth) or smooth[i] != smooth[start] or gap:
-            f0, t0, _ = episode.covered[start]
-            f1, t1, _ = episode.covered[i - 1]
+            f0, t0, _ = frames[start]
+            f1, t1, _ = frames[i - 1]
             if t1 - t0 >= min_s - 1e-6:
                 out.append(Dwell(smooth[start], f0, f1, t0, t1))
             start = i

@@ -42,6 +42,11 @@ class IncidentConfig:
     min_lift_frames: int = 1
 
 
+def _cheb(a: int, b: int) -> int:
+    """Chebyshev distance between two points (king steps)."""
+    return max(abs(a % 9 - b % 9), abs(a // 9 - b // 9))
+
+
 def _side_of(piece_class: int) -> str:
     return "red" if CLASS_LETTERS[piece_class].isupper() else "black"
 
@@ -70,11 +75,16 @@ class IncidentTracker:
         return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= self.cfg.between)
 
     def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
-        """A dwell of `side`'s fingertips on point `p` (or touching it from a neighbour)."""
+        """A dwell of `side`'s fingertips on point `p` or next to it.
+
+        Next to it, because a hand seen from the side covers points displaced
+        from the one its fingers rest on (parallax: the hand is above the board).
+        """
+        best = None
         for d in dwells(ep, side, self.cfg.dwell_s):
-            if d.point == p:
-                return d
-        return None
+            if _cheb(d.point, p) <= 1 and (best is None or _cheb(d.point, p) < _cheb(best.point, p)):
+                best = d
+        return best
 
     def _touched_before_move(self, ep: Episode, before: Settled, before_pos: Position, moves: list[Move],
                              mover: str, after: Settled, knocked: set[int]) -> tuple[int, Dwell | None] | None:
@@ -85,33 +95,34 @@ class IncidentTracker:
             involved |= {mv.from_sq, mv.to_sq}
         own_upper = mover == "red"
         ds = dwells(ep, mover, cfg.dwell_s)
-        # the pick-up: the first dwell on the moved piece; for a capture where the
-        # victim was lifted first, the first dwell on the victim (the hand then
-        # carries it off the board, resting near the edge: not a touch)
-        limit = None
-        for i, d in enumerate(ds):
-            if d.point in (m.from_sq, m.to_sq):
-                limit = i
-                break
-        candidates = ds if limit is None else ds[:limit]
-        for d in candidates:
-            p = d.point
+        near_t = [i for i, d in enumerate(ds) if _cheb(d.point, m.to_sq) <= 1]
+        near_f = [i for i, d in enumerate(ds) if _cheb(d.point, m.from_sq) <= 1]
+        # The pick-up is the last rest near the moved piece before the put-down
+        # (the last rest near the destination). A victim lifted first (a rest
+        # near the destination before the pick-up) is carried off the board:
+        # rests after it are not touches.
+        place = near_t[-1] if near_t else len(ds)
+        picks = [i for i in near_f if i < place] or near_f
+        limit = picks[-1] if picks else place
+        victim_first = [i for i in near_t if i < limit and m.to_sq in before_pos.pieces()]
+        if victim_first:
+            limit = min(limit, victim_first[0])
+
+        def own_unmoved(p: int) -> bool:
             c = int(before.classes[p])
-            if c == EMPTY or p in involved or p in knocked:
-                continue
-            if CLASS_LETTERS[c].isupper() != own_upper:
-                continue
-            if self._was_between(before, p):
-                continue   # putting right a disc left between points
-            return p, d
-        # no visible dwell: a disc of the mover's that was covered and now sits
-        # clearly elsewhere was handled
+            return (c != EMPTY and p not in involved and p not in knocked
+                    and CLASS_LETTERS[c].isupper() == own_upper and not self._was_between(before, p))
+
+        for d in ds[:limit]:
+            if own_unmoved(d.point):
+                return d.point, d
+            near = [q for q in range(90) if _cheb(q, d.point) <= 1 and own_unmoved(q)]
+            if near and _cheb(d.point, m.from_sq) > 1 and _cheb(d.point, m.to_sq) > 1:
+                near.sort(key=lambda q: (abs(q % 9 - d.point % 9) + abs(q // 9 - d.point // 9)))
+                return near[0], d
+        # no rest seen: a disc of the mover's that was covered and now sits clearly elsewhere
         for p in range(90):
-            c = int(before.classes[p])
-            if c == EMPTY or p in involved or p in knocked or CLASS_LETTERS[c].isupper() != own_upper:
-                continue
-            if ep.occluded_frames[p] > 0 and self._shift(before, after, p) >= cfg.touch \
-                    and not self._was_between(before, p):
+            if own_unmoved(p) and ep.occluded_frames[p] > 0 and self._shift(before, after, p) >= cfg.touch:
                 return p, None
         return None
 

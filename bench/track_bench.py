@@ -1,0 +1,252 @@
+"""Tracking benchmark: move accuracy, incident recall / false alarms, delay, speed.
+
+Two modes over sim clips (exact truth):
+  synth  the tracker alone, on readings synthesised from the truth with a
+         realistic reader's faults (board.synth): isolates the tracker's logic.
+  video  the real pipeline: the clip's video decoded by OpenCV, vision.BoardReader,
+         the tracker. Speed is measured here, on one core (threads pinned to 1).
+
+Figures printed per clip and in total:
+  moves     correct moves / truth moves (a move is correct when it is the truth's
+            move at that ply)
+  recall    planted incidents reported (same kind, a shared point, ply within 1)
+  false     reported incidents matching no planted one
+  delay     move event time minus the truth's frame_hand_leaves time (video s):
+            median and max (target <= 0.3 s)
+  speed     video seconds per wall second (target >= 4x at 720p, one core)
+
+Usage:
+  python bench/track_bench.py                       # synth on tests/data/board truth files
+  python bench/track_bench.py --render 4 --video    # render 4 held-out clips (cached), run vision too
+  python bench/track_bench.py --make-truth DIR      # (re)make the test truth files
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CACHE = Path(os.environ.get("XQTRACK_BENCH_CACHE", str(Path.home() / ".cache" / "xqtrack-bench")))
+
+# Held-out clips: seeds never used while developing the tracker.
+BENCH_JOBS = [
+    (7101, "wood", 10, [{"kind": "touch_move_other", "ply": 3}, {"kind": "retouch", "ply": 6},
+                        {"kind": "between_points", "ply": 8}], {"bump": True}),
+    (7102, "mat", 10, [{"kind": "knocked", "ply": 4}, {"kind": "arm_pass", "ply": 2},
+                       {"kind": "retouch", "ply": 9}], None),
+    (7103, "plastic", 10, [{"kind": "touch_move_other", "ply": 5}, {"kind": "between_points", "ply": 2}], None),
+    (7104, "paper", 10, [{"kind": "retouch", "ply": 3}, {"kind": "knocked", "ply": 7}], {"bump": True}),
+    (7105, "cloth", 10, [{"kind": "touch_move_other", "ply": 8}, {"kind": "arm_pass", "ply": 4}], None),
+    (7106, "wood", 10, [], None),
+]
+TEST_JOBS = [
+    (9101, "cloth", 8, [{"kind": "touch_move_other", "ply": 2}, {"kind": "retouch", "ply": 4},
+                        {"kind": "knocked", "ply": 5}, {"kind": "between_points", "ply": 7},
+                        {"kind": "arm_pass", "ply": 3}], {"bump": True}),
+    (9102, "paper", 8, [{"kind": "retouch", "ply": 1}, {"kind": "touch_move_other", "ply": 4},
+                        {"kind": "between_points", "ply": 3}, {"kind": "knocked", "ply": 6}], None),
+    (9103, "wood", 8, [{"kind": "touch_move_other", "ply": 3}, {"kind": "retouch", "ply": 6},
+                       {"kind": "arm_pass", "ply": 2}, {"kind": "knocked", "ply": 8}], {"bump": True}),
+    (9104, "mat", 8, [{"kind": "between_points", "ply": 2}, {"kind": "retouch", "ply": 5},
+                      {"kind": "touch_move_other", "ply": 7}], None),
+]
+
+
+def make_truth(out: Path, jobs=TEST_JOBS, width: int = 640, height: int = 360) -> None:
+    """Render clips and keep only their truth (gzipped JSON), for the tracker tests."""
+    from sim import ClipSpec
+    from sim.render import Rig
+
+    out.mkdir(parents=True, exist_ok=True)
+    for seed, look, plies, inc, cam in jobs:
+        t = time.time()
+        spec = ClipSpec(seed=seed, look=look, random_plies=plies, incidents=inc, width=width, height=height,
+                        camera=cam)
+        rig = Rig(spec)
+        frames = [rig.render(i, with_mask=False)[1] for i in range(rig.n)]
+        truth = rig.clip_truth(frames)
+        with gzip.open(out / f"truth_{seed}.json.gz", "wt", encoding="utf-8") as f:
+            json.dump(truth.to_json(), f, separators=(",", ":"))
+        print(f"truth {seed}: {rig.n} frames in {time.time() - t:.0f} s", flush=True)
+
+
+def render_clips(n: int, width: int, height: int) -> list[Path]:
+    """Render (once; cached) the first n held-out clips to video + truth."""
+    from sim import ClipSpec, write_clip
+
+    dirs = []
+    for seed, look, plies, inc, cam in BENCH_JOBS[:n]:
+        d = CACHE / f"clip_{seed}_{width}x{height}"
+        if not (d / "truth.json").exists() or not (d / "clip.mp4").exists():
+            t = time.time()
+            write_clip(ClipSpec(seed=seed, look=look, random_plies=plies, incidents=inc, width=width,
+                                height=height, camera=cam), d)
+            print(f"rendered {d.name} in {time.time() - t:.0f} s", flush=True)
+        dirs.append(d)
+    return dirs
+
+
+def load_truth(path: Path):
+    from sim import ClipTruth
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return ClipTruth.from_json(json.load(f), str(path))
+    return ClipTruth.load(path)
+
+
+def match(found: list[dict], planted: list[dict], ply_slack: int = 1) -> tuple[int, int]:
+    used = set()
+    hit = 0
+    for t in planted:
+        tp = set(t.get("points") or [])
+        for i, f in enumerate(found):
+            if i in used or f["kind"] != t["kind"]:
+                continue
+            fp = set(f.get("points") or [])
+            if tp and fp and not (tp & fp):
+                continue
+            if abs(int(f["ply"]) - int(t["ply"])) > ply_slack:
+                continue
+            used.add(i)
+            hit += 1
+            break
+    return hit, len(found) - len(used)
+
+
+def score(truth, events: list[dict]) -> dict:
+    truth_moves = [m["iccs"] for m in truth.moves]
+    got = [e for e in events if e["type"] == "move"]
+    correct = sum(1 for i, m in enumerate(truth_moves) if i < len(got) and got[i]["iccs"] == m)
+    planted = [i for i in truth.incidents if i["kind"] != "arm_pass"]
+    found = [e for e in events if e["type"] == "incident" and e["kind"] != "repetition"]
+    hit, false = match(found, planted)
+    delays = []
+    for ev, m in zip(got, truth.moves):
+        if ev["iccs"] == m["iccs"]:
+            delays.append(ev["t"] - m["frame_hand_leaves"] / truth.fps)
+    return {"moves": correct, "truth_moves": len(truth_moves), "extra_moves": max(0, len(got) - len(truth_moves)),
+            "planted": len(planted), "hit": hit, "false": false, "delays": delays,
+            "missed": [f"{i['kind']}@{i['ply']}" for i in planted if not match(found, [i])[0]],
+            "false_list": [f"{e['kind']}@{e['ply']}" for e in found if not match([e], planted)[0]]}
+
+
+def run_synth(truth, noise_seed: int) -> tuple[list[dict], float]:
+    from board.synth import NoiseProfile, bump_frames, observations, start_fen_of
+    from board.tracker import Tracker
+
+    tr = Tracker(start_fen=start_fen_of(truth))
+    obs = list(observations(truth.frames, NoiseProfile(seed=noise_seed), bump_frames=bump_frames(truth)))
+    t0 = time.process_time()
+    events = []
+    for o in obs:
+        events.extend(e.to_dict() for e in tr.feed(o))
+    events.extend(e.to_dict() for e in tr.finish())
+    return events, time.process_time() - t0
+
+
+def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, float]:
+    import cv2
+    cv2.setNumThreads(1)
+    from board.recorder import Recorder
+    from board.sources import FrameSource
+    from board.synth import start_fen_of
+    from vision import BoardReader
+
+    import shutil
+    shutil.rmtree(out_dir, ignore_errors=True)
+    src = FrameSource(str(clip_dir / "clip.mp4"))
+    rec = Recorder(out_dir, start_fen=start_fen_of(truth), reader=BoardReader())
+    summary = rec.run(src)
+    src.close()
+    events = [e for e in summary.events if e["type"] in ("move", "incident", "tracking")]
+    return events, summary.video_s, summary.wall_s
+
+
+def report(rows: list[tuple[str, dict]], speed: list[tuple[float, float]] | None = None) -> None:
+    tot = {"moves": 0, "truth_moves": 0, "planted": 0, "hit": 0, "false": 0, "delays": []}
+    print(f"{'clip':28s} {'moves':>9s} {'recall':>8s} {'false':>5s} {'delay med/max s':>16s}  missed / false")
+    for name, r in rows:
+        for k in ("moves", "truth_moves", "planted", "hit", "false"):
+            tot[k] += r[k]
+        tot["delays"] += r["delays"]
+        d = r["delays"]
+        dd = f"{statistics.median(d):.2f}/{max(d):.2f}" if d else "-"
+        print(f"{name:28s} {r['moves']:>4d}/{r['truth_moves']:<4d} {r['hit']:>3d}/{r['planted']:<4d} {r['false']:>5d} "
+              f"{dd:>16s}  {' '.join(r['missed'])} / {' '.join(r['false_list'])}")
+    d = tot["delays"]
+    print(f"TOTAL move accuracy {tot['moves']}/{tot['truth_moves']} = {tot['moves'] / max(1, tot['truth_moves']):.1%}; "
+          f"incident recall {tot['hit']}/{tot['planted']} = {tot['hit'] / max(1, tot['planted']):.1%}; "
+          f"false alarms {tot['false']} in {len(rows)} runs ({tot['false'] / max(1, len(rows)):.2f}/game); "
+          + (f"delay median {statistics.median(d):.2f} s, p90 {sorted(d)[int(0.9 * (len(d) - 1))]:.2f} s, "
+             f"max {max(d):.2f} s" if d else "no delays"))
+    if speed:
+        v = sum(a for a, _ in speed)
+        w = sum(b for _, b in speed)
+        print(f"SPEED {v:.1f} s of video in {w:.1f} s wall = {v / max(w, 1e-9):.2f}x real time (one core)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--truth", nargs="*", help="truth files (default: tests/data/board/truth_*.json.gz)")
+    ap.add_argument("--noise-seeds", type=int, default=3, help="synth runs per clip (default 3)")
+    ap.add_argument("--render", type=int, default=0, help="render this many held-out clips (cached) and use them")
+    ap.add_argument("--size", default="1280x720", help="render size for --render (default 1280x720)")
+    ap.add_argument("--video", action="store_true", help="also run the real pipeline on rendered clips")
+    ap.add_argument("--no-synth", action="store_true")
+    ap.add_argument("--make-truth", metavar="DIR", help="render the test truth files into DIR and exit")
+    args = ap.parse_args(argv)
+
+    if args.make_truth:
+        make_truth(Path(args.make_truth))
+        return 0
+    truths: list[tuple[str, object, Path | None]] = []
+    paths = [Path(p) for p in args.truth] if args.truth else sorted((ROOT / "tests" / "data" / "board").glob("truth_*.json.gz"))
+    for p in paths:
+        truths.append((p.name.split(".")[0], load_truth(p), None))
+    if args.render:
+        w, h = (int(x) for x in args.size.lower().split("x"))
+        for d in render_clips(args.render, w, h):
+            truths.append((d.name, load_truth(d / "truth.json"), d))
+
+    if not args.no_synth:
+        rows = []
+        cpu = 0.0
+        video = 0.0
+        for name, truth, _ in truths:
+            for s in range(1, args.noise_seeds + 1):
+                events, c = run_synth(truth, s)
+                cpu += c
+                video += truth.frame_count / truth.fps
+                rows.append((f"{name} n{s}", score(truth, events)))
+        print("== synth: tracker on degraded readings from sim truth ==")
+        report(rows)
+        print(f"tracker alone: {video / max(cpu, 1e-9):.0f}x real time (CPU time)")
+    if args.video:
+        rows, speed = [], []
+        for name, truth, d in truths:
+            if d is None:
+                continue
+            events, vs, ws = run_video(d, truth, CACHE / "out" / name)
+            rows.append((name, score(truth, events)))
+            speed.append((vs, ws))
+        print("== video: decode + vision.BoardReader + tracker ==")
+        if rows:
+            report(rows, speed)
+        else:
+            print("no rendered clips (use --render N)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
