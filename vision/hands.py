@@ -51,14 +51,25 @@ def rectify_matrix(h: np.ndarray) -> np.ndarray:
 
 def rectify(frame_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
     """Small top-down colour image of the board and its surroundings (GY*P x GX*P)."""
-    img, hh = frame_bgr, h
-    # shrink first so the warp does not alias (one point spacing -> ~P px)
-    from .geometry import point_spacing_px
+    from .geometry import apply_h, point_spacing_px
+    # work on the board's bounding box only, shrunk so the warp does not alias
+    # (one point spacing -> about P..2P px)
+    ring = np.array([[-MARGIN - 0.5, -MARGIN - 0.5], [8 + MARGIN + 0.5, -MARGIN - 0.5],
+                     [8 + MARGIN + 0.5, 9 + MARGIN + 0.5], [-MARGIN - 0.5, 9 + MARGIN + 0.5]])
+    c = apply_h(h, ring)
+    H, W = frame_bgr.shape[:2]
+    x0, y0 = int(max(0, np.floor(c[:, 0].min()) - 2)), int(max(0, np.floor(c[:, 1].min()) - 2))
+    x1, y1 = int(min(W, np.ceil(c[:, 0].max()) + 3)), int(min(H, np.ceil(c[:, 1].max()) + 3))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return np.zeros((GY * P, GX * P, 3), np.uint8)
+    img = frame_bgr[y0:y1, x0:x1]
+    hh = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ h
     sp = point_spacing_px(h)
-    while sp > 3 * P and min(img.shape[:2]) > 64:
+    while sp > 3 * P and min(img.shape[:2]) > 32:
         img = cv2.pyrDown(img)
         sp /= 2
-        hh = np.diag([0.5, 0.5, 1.0]) @ hh
+        # pyrDown pixel centres: u' = (u + 0.5) / 2 - 0.5
+        hh = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]]) @ hh
     m = rectify_matrix(hh)
     return cv2.warpPerspective(img, m, (GX * P, GY * P), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -70,7 +81,7 @@ def _features(rect: np.ndarray) -> np.ndarray:
     s = f.sum(axis=2)
     logl = np.log(s)
     inner = logl[MARGIN * P:-MARGIN * P, MARGIN * P:-MARGIN * P]
-    logl = logl - float(np.median(inner))
+    logl = logl - float(np.median(inner[::3, ::3]))
     c1 = f[..., 2] / s - 1.0 / 3  # r chromaticity
     c2 = f[..., 0] / s - 1.0 / 3  # b chromaticity
     sm = cv2.GaussianBlur(logl, (3, 3), 0)
@@ -95,6 +106,11 @@ def _departure(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _cell_fraction(mask: np.ndarray) -> np.ndarray:
     """Fraction of each P x P cell set in mask -> (GY, GX)."""
     return mask.reshape(GY, P, GX, P).mean(axis=(1, 3))
+
+
+def _cells_to_pixels(cells: np.ndarray) -> np.ndarray:
+    """(GY, GX) cell grid -> (GY*P, GX*P) pixel grid."""
+    return np.repeat(np.repeat(cells, P, axis=0), P, axis=1)
 
 
 def _points_from_cells(c: np.ndarray) -> np.ndarray:
@@ -151,13 +167,13 @@ class HandDetector:
         else:
             absorb = np.zeros_like(hid)
         if absorb.any():
-            m = np.kron(absorb, np.ones((P, P), bool))
-            self.bg[m] = feat[m]
+            m = _cells_to_pixels(absorb)
+            self.bg = np.where(m[..., None], feat, self.bg)
             self.hidden_cells &= ~absorb
             hid = self.hidden_cells
         # slow drift of light where nothing is going on
-        calm_px = np.kron(~hid & ~mov, np.ones((P, P), bool))
-        self.bg[calm_px] += self.adapt_rate * (feat[calm_px] - self.bg[calm_px])
+        calm_px = _cells_to_pixels(~hid & ~mov).astype(np.float32)[..., None]
+        self.bg += (self.adapt_rate * calm_px) * (feat - self.bg)
         self.prev = feat
         active = hid.any() or mov.any()
         self.calm = 0 if active else self.calm + 1

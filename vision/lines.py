@@ -120,8 +120,8 @@ def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -
     # sub-pixel parabola
     r0 = resp[np.arange(len(resp)), np.clip(kk - 1, 0, L - 1)]
     r2 = resp[np.arange(len(resp)), np.clip(kk + 1, 0, L - 1)]
-    denom = r0 - 2 * best + r2
     with np.errstate(invalid="ignore", divide="ignore"):
+        denom = r0 - 2 * best + r2
         frac = np.where(np.isfinite(denom) & (denom < -1e-6), 0.5 * (r0 - r2) / denom, 0.0)
     frac = np.clip(np.nan_to_num(frac), -0.5, 0.5)
     off = (kk - mid) + frac

@@ -247,10 +247,11 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     support = 0.0
-    for k in range(rounds):
+    frac = search_frac
+    for _ in range(rounds + 3):
         sp = geo.point_spacing_px(h)
         w = _line_width(sp)
-        search = max(2.0, search_frac * sp * (0.6 ** k))
+        search = max(2.0, frac * sp)
         m = measure(gray, h, pts, nrm, search, w, polarity, min_strength)
         support = float(m.found.mean())
         ok = m.found
@@ -259,6 +260,14 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
             break
         h = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
                                        weights=np.sqrt(m.strength[ok]), h0=h)
+        moved = float(np.median(np.abs(m.offset[ok])))
+        # keep the window wide while the lattice is still moving; narrow it once it has settled
+        # (a narrow window cannot pull a lattice in from far, a wide one picks up piece rims)
+        if moved < 0.04 * sp:
+            frac = max(0.05, frac * 0.6)
+            rounds -= 1
+            if rounds <= 0 or moved < 0.15:
+                break
     return h, support
 
 

@@ -34,8 +34,9 @@ class LockKeeper:
     """Verifies and follows a found lattice frame to frame."""
 
     def __init__(self, homography: np.ndarray, polarity: int, baseline_support: float,
-                 min_ratio: float = 0.55, refit_px: float = 0.35) -> None:
+                 baseline_score: float = 0.5, min_ratio: float = 0.55, refit_px: float = 0.35) -> None:
         self.h = homography.copy()
+        self.baseline_score = baseline_score
         self.polarity = polarity
         self.baseline = max(baseline_support, 0.2)
         self.min_ratio = min_ratio
@@ -70,12 +71,15 @@ class LockKeeper:
         moved = float(np.median(np.abs(m.offset[m.found]))) if m.found.any() else np.inf
         ok = support >= self.min_ratio * self.baseline
         if not ok:
-            # maybe it slid: accept ridges anywhere in the search range and try a refit
-            if m.found.mean() >= self.min_ratio * self.baseline and len(np.unique(self.ids[use][m.found])) >= 8:
+            # maybe it slid a little: refit on the ridges found in the search range. The lattice
+            # is periodic, so only a small slide is trusted, and the result must still pass the
+            # full lattice test (blank river, blank beyond the edges), else it is a bump.
+            if moved <= 0.15 * sp and m.found.mean() >= self.min_ratio * self.baseline \
+                    and len(np.unique(self.ids[use][m.found])) >= 8:
                 h2 = self._fit(m, use, m.found)
                 m2 = measure(gray, h2, self.pts[use], self.nrm[use], tol, w, self.polarity, 5.0)
                 s2 = float(m2.found.mean())
-                if s2 >= self.min_ratio * self.baseline:
+                if s2 >= self.min_ratio * self.baseline and self._lattice_ok(gray, h2):
                     self.h = h2
                     return LockResult(True, h2, s2, moved)
             return LockResult(False, self.h, support, moved)
@@ -85,6 +89,11 @@ class LockKeeper:
                     len(np.unique(self.ids[use][sel & (self.axis[use] == 1)])) >= 3:
                 self.h = self._fit(m, use, sel)
         return LockResult(True, self.h, support, moved)
+
+    def _lattice_ok(self, gray: np.ndarray, h: np.ndarray) -> bool:
+        from .locate import _verify
+        score = _verify(gray, h, self.polarity)[0]
+        return score >= 0.6 * self.baseline_score
 
     def _fit(self, m, use: np.ndarray, sel: np.ndarray) -> np.ndarray:
         ax = self.axis[use][sel]

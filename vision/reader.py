@@ -67,10 +67,16 @@ def _pose(h: np.ndarray, confidence: float) -> BoardPose:
                      red_side=geo.red_side_of(h))
 
 
-def locate_and_read(image_bgr: np.ndarray, classifier: "_Classify | None") -> tuple[np.ndarray, float, int, np.ndarray | None, np.ndarray | None]:
-    """Find, orient and (with a classifier) read a board. Returns (H, support, polarity, probs, offsets)."""
+def locate_and_read(image_bgr: np.ndarray, classifier) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
+    """Find, orient and (with a classifier) read a board.
+
+    `classifier` is a _Classify, None, or a callable making one (so a photo without a board
+    fails fast, before the model is loaded). Returns (H, support, polarity, score, probs, offsets).
+    """
     fit = find_lattice(image_bgr)
     h = orient(fit.homography)  # proper handedness; red side still open
+    if callable(classifier):
+        classifier = classifier()
     probs = offsets = None
     if classifier is not None:
         probs, offsets = classifier.run(image_bgr, h)
@@ -83,7 +89,7 @@ def locate_and_read(image_bgr: np.ndarray, classifier: "_Classify | None") -> tu
             probs, offsets = _rot180_points(probs), -_rot180_points(offsets)
     elif image_bgr.ndim == 3:
         h = orient(h, red_score(image_bgr, h))
-    return h / h[2, 2], fit.support, fit.polarity, probs, offsets
+    return h / h[2, 2], fit.support, fit.polarity, fit.score, probs, offsets
 
 
 def read_image(image_bgr: np.ndarray, model_path: str | None = None,
@@ -94,8 +100,7 @@ def read_image(image_bgr: np.ndarray, model_path: str | None = None,
     if image_bgr.ndim == 2:
         import cv2
         image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
-    clf = _Classify(model_path, profile)
-    h, support, _, probs, offsets = locate_and_read(image_bgr, clf)
+    h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _Classify(model_path, profile))
     return Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
                        occluded=np.zeros(NUM_POINTS, bool), probs=probs.astype(np.float32),
                        offset=offsets.astype(np.float32))
@@ -125,7 +130,7 @@ class BoardReader:
 
     def _acquire(self, frame: np.ndarray) -> bool:
         try:
-            h, support, pol, probs, offsets = locate_and_read(frame, self._clf)
+            h, support, pol, score, probs, offsets = locate_and_read(frame, self._clf)
         except BoardNotFoundError:
             return False
         if self.h is not None:
@@ -134,7 +139,7 @@ class BoardReader:
             self.relocks += 1
         self.h = h
         self.confidence = support
-        self.lock = LockKeeper(h, pol, support)
+        self.lock = LockKeeper(h, pol, support, score)
         self.hands.reset()
         self._hidden = None
         if probs is not None:
