@@ -158,6 +158,7 @@ class BoardStyle:
     table: str                # wood | desk | cloth | stone | tile
     table_colour: tuple
     shadow_strength: float
+    thickness: float = 0.0    # board slab thickness (point spacings); 0 for mats, paper, cloth
 
 
 def _warm(rng: np.random.Generator, v_lo: float, v_hi: float, sat: tuple) -> tuple:
@@ -167,6 +168,32 @@ def _warm(rng: np.random.Generator, v_lo: float, v_hi: float, sat: tuple) -> tup
     v = rng.uniform(v_lo, v_hi) * 255
     hsv = np.uint8([[[hue / 2, s_ * 255, v]]])
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _hsv(h: float, s_: float, v: float) -> tuple:
+    """BGR of hue (degrees), saturation and value (0..1)."""
+    c = cv2.cvtColor(np.uint8([[[h / 2 % 180, s_ * 255, v * 255]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    return tuple(float(x) for x in c)
+
+
+def _table_colour(rng: np.random.Generator, table: str) -> tuple:
+    """Colours of real tables: brown woods, white/grey/beige desks, muted cloths, grey stone."""
+    if table == "wood":
+        return _hsv(rng.uniform(15, 35), rng.uniform(0.3, 0.65), rng.uniform(0.25, 0.75))
+    if table == "desk":
+        return _hsv(rng.uniform(20, 220), rng.uniform(0.0, 0.12), rng.uniform(0.55, 0.92))
+    if table == "cloth":
+        k = rng.random()
+        if k < 0.3:
+            return _hsv(rng.uniform(100, 160), rng.uniform(0.3, 0.6), rng.uniform(0.2, 0.45))   # green felt
+        if k < 0.5:
+            return _hsv(rng.uniform(200, 235), rng.uniform(0.3, 0.6), rng.uniform(0.2, 0.45))   # navy
+        if k < 0.7:
+            return _hsv(rng.uniform(0, 15), rng.uniform(0.45, 0.75), rng.uniform(0.35, 0.6))    # red cloth
+        return _hsv(rng.uniform(20, 50), rng.uniform(0.05, 0.3), rng.uniform(0.45, 0.85))      # beige / linen
+    if table == "stone":
+        return _hsv(rng.uniform(20, 220), rng.uniform(0.0, 0.08), rng.uniform(0.35, 0.65))
+    return _hsv(rng.uniform(20, 60), rng.uniform(0.02, 0.12), rng.uniform(0.6, 0.9))
 
 
 def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
@@ -191,10 +218,8 @@ def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
         line = tuple(rng.choice([(50, 50, 190), (30, 30, 35), (35, 70, 130), (60, 40, 140)]).tolist())
     text_colour = line if rng.random() < 0.7 else tuple(rng.choice([(40, 40, 170), (25, 25, 25)]).tolist())
     tables = ["wood", "desk", "cloth", "stone", "tile"]
-    table = tables[rng.integers(len(tables))]
-    tcol = {"wood": rng.uniform([40, 70, 100], [90, 120, 160]), "desk": rng.uniform([150, 150, 150], [215, 215, 215]),
-            "cloth": rng.uniform([40, 40, 40], [200, 200, 200]), "stone": rng.uniform([100, 105, 110], [160, 160, 165]),
-            "tile": rng.uniform([160, 170, 175], [220, 225, 230])}[table]
+    table = tables[int(rng.choice(5, p=[0.35, 0.2, 0.2, 0.12, 0.13]))]
+    tcol = _table_colour(rng, table)
     return BoardStyle(
         kind=kind, base=base, line=tuple(float(c) for c in line),
         line_w=float(rng.uniform(0.025, 0.055)), border_gap=float(rng.uniform(0.12, 0.3)),
@@ -205,6 +230,7 @@ def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
         marks=bool(rng.random() < 0.85), fold={"wood": "river", "plastic": "river"}.get(kind, "grid")
         if rng.random() < 0.7 else "none",
         table=table, table_colour=tuple(float(c) for c in tcol), shadow_strength=float(rng.uniform(0.25, 0.55)),
+        thickness={"wood": float(rng.uniform(0.15, 0.5)), "plastic": float(rng.uniform(0.03, 0.1))}.get(kind, 0.0),
     )
 
 
@@ -227,8 +253,11 @@ def _table_texture(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
         if rng.random() < 0.5:  # checked tablecloth
             sq = rng.uniform(1.5, 3.5) * S
             yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-            chk = ((xx // sq + yy // sq) % 2).astype(np.float32)
-            img *= (0.75 + 0.35 * chk)[..., None]
+            bx = ((xx // sq) % 2).astype(np.float32)
+            by = ((yy // sq) % 2).astype(np.float32)
+            white = _colour((235, 238, 240))
+            k = (0.5 * (bx + by))[..., None]  # gingham: white, half-tone, full colour
+            img = img * k + white * (1 - k) * (img / _colour(c))
         return img
     if style.table == "tile":
         img = paper(rng, h, w, c, grain=0.05)
@@ -397,7 +426,7 @@ def _clutter(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -> No
             continue
         u, v = to_tex(x, y)
         u, v = int(u), int(v)
-        col = tuple(float(c) for c in rng.uniform(20, 235, 3))
+        col = _hsv(rng.uniform(0, 360), rng.uniform(0.05, 0.55), rng.uniform(0.3, 0.9))
         shadow = np.zeros(img.shape[:2], np.float32)
         if kind == "cup":
             r = int(rng.uniform(1.0, 1.6) * S)

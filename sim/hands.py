@@ -149,14 +149,29 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
         if name == "sleeve" and look.cuff:
             cv2.polylines(roi, [poly[:2]], False, edge, 2, cv2.LINE_AA, 4)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_8, 4)
-    # rounded look: darken toward the silhouette, brighten toward the light
-    small = cv2.resize(m, (max(1, m.shape[1] // 4), max(1, m.shape[0] // 4)), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), 2.5)
-    soft = cv2.resize(small, (m.shape[1], m.shape[0]), interpolation=cv2.INTER_LINEAR)
-    shade = cv2.addWeighted(soft, 0.55, m, 0.0, 255 * 0.5)  # 0.5 .. 1.05
+    # nails: small pale ellipses near the fingertips (seen when the hand is pinching from above)
+    tipw = cam.project_fast(np.array([[pose.x, pose.y, pose.z], [pose.x + 1.0, pose.y, pose.z]]))
+    unit = float(np.linalg.norm(tipw[1] - tipw[0]))  # px per point spacing near the hand
+    nail_col = tuple(float(c) for c in np.clip(skin * np.array([1.08, 1.1, 1.12]) + 18, 0, 255))
+    for name, p in projected:
+        if name.startswith("finger") or name == "thumb":
+            q = p[len(p) // 2 + 2: len(p) // 2 + 5].mean(axis=0) - off  # points near the far cap
+            r = max(1, int(0.11 * unit * look.scale))
+            cv2.ellipse(roi, (int(q[0]), int(q[1])), (r, max(1, int(r * 0.75))), 0, 0, 360, nail_col, -1, cv2.LINE_AA)
+    # rounded look: darker toward the silhouette, brighter on the side facing the light
+    f = 4
+    small = cv2.resize(m, (max(1, m.shape[1] // f), max(1, m.shape[0] // f)), interpolation=cv2.INTER_AREA)
+    sig = max(1.0, 0.3 * unit / f)
+    soft = cv2.GaussianBlur(small, (0, 0), sig).astype(np.float32) / 255.0
+    ctr = cam.project_fast(np.array([[pose.x, pose.y, 0.0], [pose.x + light[0], pose.y + light[1], 0.0]]))
+    d = ctr[1] - ctr[0]
+    d = d / (np.linalg.norm(d) + 1e-9) * 0.35 * unit / f
+    M = np.float32([[1, 0, -d[0]], [0, 1, -d[1]]])
+    lit = cv2.warpAffine(soft, M, (soft.shape[1], soft.shape[0]), borderMode=cv2.BORDER_CONSTANT)
+    shade_s = np.clip(0.42 + 0.45 * np.sqrt(soft) + 0.28 * lit, 0.3, 1.15)
+    shade = cv2.resize(shade_s, (m.shape[1], m.shape[0]), interpolation=cv2.INTER_LINEAR)
     sel = m > 0
-    r = roi[sel].astype(np.uint16) * shade[sel][:, None].astype(np.uint16) // 255
-    roi[sel] = np.minimum(r, 255).astype(np.uint8)
+    roi[sel] = np.clip(roi[sel].astype(np.float32) * shade[sel][:, None], 0, 255).astype(np.uint8)
     mask_out[y0:y1, x0:x1] = np.maximum(mask_out[y0:y1, x0:x1], m)
 
 

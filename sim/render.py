@@ -55,13 +55,23 @@ class Effects:
     flicker: tuple | None       # (amplitude, frequency Hz, phase)
     moving_shadow: tuple | None  # (x0, y0, x1, y1, rx, ry, strength) in image fractions
     motion_blur: bool
+    lut: np.ndarray | None = None   # per-clip tone curve (gamma, contrast, black level)
+
+
+def _tone_lut(gamma: float, contrast: float, black: float) -> np.ndarray:
+    x = np.arange(256, dtype=np.float64) / 255.0
+    y = x ** gamma
+    y = 0.5 + (y - 0.5) * contrast
+    y = black + (1 - black) * np.clip(y, 0, 1)
+    return np.clip(np.round(y * 255), 0, 255).astype(np.uint8)
 
 
 def _draw_effects(rng: np.random.Generator, over: dict) -> Effects:
     clean = bool(over.get("clean"))
     u = rng.random(12)
     blur = [rng.uniform(0, 0.8), rng.uniform(0.8, 1.6), rng.uniform(1.6, 2.4)][int(np.searchsorted([0.6, 0.9], u[0]))]
-    wb = rng.uniform(0.86, 1.14, 3)
+    temp = rng.normal(0, 0.09)            # warm (tungsten) ... cool (daylight, shade)
+    wb = np.array([1 - temp, 1.0, 1 + temp]) * rng.uniform(0.95, 1.05, 3)
     wb /= wb.mean()
     e = Effects(
         blur=float(blur), noise=float(rng.uniform(1.0, 7.0)), jpeg=int(rng.uniform(35, 92)) if u[1] < 0.6 else 0,
@@ -74,12 +84,14 @@ def _draw_effects(rng: np.random.Generator, over: dict) -> Effects:
                        float(rng.uniform(0, 1)), float(rng.uniform(0.2, 0.45)), float(rng.uniform(0.2, 0.45)),
                        float(rng.uniform(0.12, 0.35))) if u[4] < 0.4 else None,
         motion_blur=True,
+        lut=_tone_lut(float(rng.uniform(0.8, 1.25)), float(rng.uniform(0.85, 1.2)), float(rng.uniform(0.0, 0.06))),
     )
     if clean:
         e.blur, e.noise, e.jpeg, e.vignette, e.gradient, e.exposure = 0.0, 0.0, 0, 0.0, (0.0, 0.0), 1.0
         e.wb = np.ones(3)
         e.glare = e.flicker = e.moving_shadow = None
         e.motion_blur = False
+        e.lut = None
     if "blur" in over:
         e.blur = float(over["blur"])
     if "noise" in over:
@@ -236,7 +248,7 @@ class Rig:
     def _draw_camera(self, rng: np.random.Generator, over: dict) -> dict:
         tilt = rng.uniform(0, 10) if rng.random() < 0.3 else rng.uniform(10, 45)
         p = {"tilt_deg": tilt, "azimuth_deg": rng.uniform(0, 360), "roll_deg": rng.normal(0, 6),
-             "fov_deg": rng.uniform(45, 75), "fill": rng.uniform(0.6, 0.95),
+             "fov_deg": rng.uniform(45, 75), "fill": rng.uniform(0.72, 1.02),
              "target": [4 + rng.uniform(-1.0, 1.0), 4.5 + rng.uniform(-1.0, 1.0)]}
         k1 = 0.0 if rng.random() < 0.45 else rng.uniform(-0.12, 0.05)
         p["dist"] = [k1, rng.uniform(-0.02, 0.02) if k1 else 0.0, 0.0, 0.0, 0.0]
@@ -315,11 +327,14 @@ class Rig:
         cam1 = self._camera(p)
         cam0 = self.cams[0]
         steps = int(rng.integers(2, 5))
-        r0, r1 = cam0.rvec.ravel(), cam1.rvec.ravel()
+        # in-between poses: camera centre moves on a line, orientation turns about one axis
+        c0, c1 = cam0.centre, cam1.centre
+        dR = cv2.Rodrigues(cam1.R @ cam0.R.T)[0].ravel()
         for k in range(1, steps + 1):
             t = k / (steps + 1)
-            R = cv2.Rodrigues(r0 + (r1 - r0) * t)[0]
-            self.cams.append(Camera(K=cam0.K, dist=cam0.dist, R=R, t=cam0.t + (cam1.t - cam0.t) * t,
+            R = cv2.Rodrigues(dR * t)[0] @ cam0.R
+            C = c0 + (c1 - c0) * t
+            self.cams.append(Camera(K=cam0.K, dist=cam0.dist, R=R, t=-R @ C,
                                     width=self.W, height=self.H, tilt_deg=cam0.tilt_deg, azimuth_deg=cam0.azimuth_deg,
                                     roll_deg=cam0.roll_deg))
         self.cams.append(cam1)
@@ -379,10 +394,37 @@ class Rig:
             src = cv2.GaussianBlur(src, (0, 0), 0.45 / max(scale, 0.2))
         m1, m2 = cv2.convertMaps(mu, mv, cv2.CV_16SC2)
         bg = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+        self._board_sides(bg, cam)
         if len(self._bg_cache) > 3:
             self._bg_cache.clear()
         self._bg_cache[pid] = bg
         return bg
+
+    def _board_sides(self, img: np.ndarray, cam: Camera) -> None:
+        """Visible side faces of a thick board (wood, plastic): the board top is the plane z = 0."""
+        t = self.style.thickness
+        if t <= 0:
+            return
+        m = self.style.margin
+        corners = np.array([[-m, -m], [8 + m, -m], [8 + m, 9 + m], [-m, 9 + m]])
+        C = cam.centre
+        base = np.asarray(self.style.base, np.float64) * (0.5 if self.style.kind == "wood" else 0.7)
+        for k in range(4):
+            a, b = corners[k], corners[(k + 1) % 4]
+            mid = (a + b) / 2
+            outward = mid - np.array([4.0, 4.5])
+            outward = outward * (np.abs(outward) == np.abs(outward).max())
+            outward /= np.linalg.norm(outward)
+            to_cam = C - np.array([mid[0], mid[1], -t / 2])
+            if outward @ to_cam[:2] <= 0:
+                continue
+            quad = np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], -t], [a[0], a[1], -t]])
+            p = cam.project_fast(quad)
+            lit = 0.75 + 0.35 * float(np.clip(outward @ self.light[:2], -1, 1))
+            col = tuple(float(c) for c in np.clip(base * lit, 0, 255))
+            cv2.fillConvexPoly(img, np.round(p * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+            cv2.line(img, tuple(np.round(p[0] * 16).astype(int)), tuple(np.round(p[1] * 16).astype(int)),
+                     tuple(float(c) for c in np.clip(base * 1.4, 0, 255)), 1, cv2.LINE_AA, 4)
 
     def _pose(self, pid: int) -> dict:
         if pid not in self._pose_cache:
@@ -553,6 +595,8 @@ class Rig:
             cv2.line(k, (int(c - c * math.cos(ang)), int(c - c * math.sin(ang))),
                      (int(c + c * math.cos(ang)), int(c + c * math.sin(ang))), 1.0, 1)
             img = cv2.filter2D(img, -1, k / max(k.sum(), 1))
+        if fx.lut is not None:
+            img = cv2.LUT(img, fx.lut)
         if fx.blur > 0.3:
             img = cv2.GaussianBlur(img, (0, 0), fx.blur)
         if fx.noise > 0.2:
