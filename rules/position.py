@@ -167,8 +167,8 @@ class Position:
     __slots__ = ("_b", "_sq", "_kings", "_side", "_hash", "halfmove_clock", "fullmove_number",
                  "move_stack", "_undo")
 
-    def __init__(self, fen: str | None = None) -> None:
-        self._set_fen(START_FEN if fen is None else fen)
+    def __init__(self, fen: str = START_FEN) -> None:
+        self._set_fen(fen)
 
     # ------------------------------------------------------------------ FEN
     @classmethod
@@ -414,13 +414,13 @@ class Position:
             v1 = b[ray[i]]
             if v1 == eR or (v1 == eK and d < 2):
                 check = True
-            elif v1 == eC:
-                if i:
+            else:
+                if v1 == eC and i:
+                    # empty points between the general and an unscreened cannon
                     if forb is None:
                         forb = set(ray[:i])
                     else:
                         forb.update(ray[:i])
-            else:
                 j = i + 1
                 while j < n and not b[ray[j]]:
                     j += 1
