@@ -1,0 +1,88 @@
+"""Board finding on sim renders (exact truth) and refusal when there is no board."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import BoardNotFoundError
+from vision import geometry as geo
+from vision.locate import find_lattice, locate, orient
+
+# (seed, look, tilt, azimuth): several looks, tilts up to 45 degrees, the camera all round the board
+CASES = [
+    (101, "wood", 40, 30),
+    (103, "plastic", 45, 90),
+    (104, "paper", 25, 270),
+    (105, "cloth", 5, 135),
+    (107, "mat", 38, 160),
+]
+
+
+@pytest.mark.parametrize("seed,look,tilt,azimuth", CASES)
+def test_board_found_within_a_pixel(vsim, seed, look, tilt, azimuth):
+    img, truth = vsim.still(seed, look=look, tilt=tilt, azimuth=azimuth)
+    fit = find_lattice(np.ascontiguousarray(img))
+    assert vsim.lattice_error(fit.homography, truth.homography) < 1.0
+    assert fit.support > 0.5
+    h = orient(fit.homography)
+    assert geo.is_proper(h)  # never mirrored: only the red side is left open without the pieces
+
+
+def test_board_found_with_a_hand_over_it(vsim):
+    frames = vsim.clip(11, plies=1)
+    i = max(range(len(frames)), key=lambda k: int(frames[k][1].hidden.sum()))
+    frame, truth = frames[i]
+    assert truth.hidden.sum() >= 3
+    pose = locate(np.ascontiguousarray(frame))
+    assert vsim.lattice_error(pose.homography, truth.homography) < 1.0
+    assert pose.red_side in ("bottom", "top", "left", "right")
+    assert pose.corners.shape == (4, 2)
+
+
+def _tiled_floor(width=1280, height=720, tile=60, tilt=25.0) -> np.ndarray:
+    """A floor of square tiles seen in perspective: regular lines everywhere, but no river,
+    and no end to the lines: not a board."""
+    size = 1400
+    floor = np.full((size, size, 3), 200, np.uint8)
+    for k in range(0, size, tile):
+        cv2.line(floor, (k, 0), (k, size), (70, 70, 70), 3)
+        cv2.line(floor, (0, k), (size, k), (70, 70, 70), 3)
+    src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    d = 300 * np.sin(np.radians(tilt))
+    dst = np.float32([[-200 + d, -150], [width + 200 - d, -150], [width + 300, height + 200], [-300, height + 200]])
+    return cv2.warpPerspective(floor, cv2.getPerspectiveTransform(src, dst), (width, height))
+
+
+def test_no_board_in_a_tiled_floor():
+    with pytest.raises(BoardNotFoundError):
+        find_lattice(_tiled_floor())
+
+
+def test_no_board_in_noise_and_blank():
+    rng = np.random.default_rng(0)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (480, 640, 3), dtype=np.uint8), (0, 0), 2)
+    with pytest.raises(BoardNotFoundError):
+        locate(noise)
+    with pytest.raises(BoardNotFoundError):
+        locate(np.full((480, 640, 3), 128, np.uint8))
+
+
+def test_no_board_in_a_table_scene(vsim):
+    """The sim's own table and clutter with the board cut away."""
+    img, truth = vsim.still(105, look="cloth", tilt=5, azimuth=135)
+    img = np.ascontiguousarray(img)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    outline = geo.apply_h(truth.homography, np.array([[-1.2, -1.2], [9.2, -1.2], [9.2, 10.2], [-1.2, 10.2]]))
+    cv2.fillConvexPoly(mask, outline.astype(np.int32), 255)
+    scene = cv2.inpaint(cv2.resize(img, None, fx=0.5, fy=0.5), cv2.resize(mask, None, fx=0.5, fy=0.5), 5,
+                        cv2.INPAINT_TELEA)
+    with pytest.raises(BoardNotFoundError):
+        locate(scene)
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError):
+        locate(np.zeros((0, 0, 3), np.uint8))
+    with pytest.raises(BoardNotFoundError):
+        locate(np.zeros((20, 20, 3), np.uint8))
