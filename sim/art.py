@@ -206,7 +206,8 @@ def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
         line = tuple(rng.choice([(40, 40, 170), (25, 25, 30), (30, 60, 120)]).tolist())
     elif kind == "cloth":
         choices = [(210, 225, 235), (120, 190, 225), (95, 130, 70), (150, 115, 60), (200, 205, 210)]
-        base = tuple(float(c) for c in choices[rng.integers(len(choices))])
+        base = tuple(float(c) for c in choices[int(rng.choice(len(choices), p=[0.35, 0.25, 0.1, 0.1, 0.2]))])
+        base = tuple(float(c) for c in np.clip(np.asarray(base) * rng.uniform(0.9, 1.08, 3), 0, 255))
         line = (30, 30, 160) if sum(base) > 450 else (220, 225, 230)
         if rng.random() < 0.3:
             line = (25, 25, 30)

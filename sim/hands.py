@@ -73,41 +73,53 @@ def _ellipse(c: np.ndarray, ra: float, rb: float, n: int = 18) -> np.ndarray:
 
 
 def hand_parts(pose: HandPose, look: HandLook) -> list[tuple[str, np.ndarray]]:
-    """[(part, (N, 3) world points)] in painter's order (arm first, fingers last)."""
+    """[(part, (N, 3) world points)] in painter's order (arm first, fingers last).
+
+    A right hand pinching from above: back of the hand behind the knuckle line, index finger and
+    thumb reaching down around the piece at the tip point, the other fingers curled shorter.
+    `grip` 0 = closed on a piece, 1 = open hand.
+    """
     s = look.scale
     a = np.array([pose.ax, pose.ay])
     a = a / (np.linalg.norm(a) + 1e-9)
     b = np.array([-a[1], a[0]])
     tip = np.array([pose.x, pose.y])
-    spread = 0.15 + 0.35 * pose.grip
+    g = float(np.clip(pose.grip, 0, 1))
 
     def W(ab: np.ndarray) -> np.ndarray:  # local (a, b) -> board plane
+        ab = np.asarray(ab, np.float64) * s
         return tip + np.outer(ab[:, 0], a) + np.outer(ab[:, 1], b)
 
     def Z(ab: np.ndarray, base: float) -> np.ndarray:
-        return pose.z + base + 0.22 * np.maximum(ab[:, 0] - 2.6 * s, 0)
+        ab = np.asarray(ab, np.float64)
+        return pose.z + base + 0.22 * np.maximum(ab[:, 0] * s - 2.6 * s, 0)
+
+    def part(name: str, ab: np.ndarray, base: float) -> tuple[str, np.ndarray]:
+        return name, np.column_stack([W(ab), Z(ab, base)])
 
     parts: list[tuple[str, np.ndarray]] = []
-    # forearm (and sleeve) to well beyond the board edge
-    arm = np.array([[3.3 * s, 0.8 * s], [14.0, 1.2 * s], [14.0, -1.2 * s], [3.3 * s, -0.8 * s]])
-    parts.append(("arm", np.column_stack([W(arm), Z(arm, 0.7)])))
+    arm = np.array([[3.2, 0.72], [14.0 / s, 1.15], [14.0 / s, -1.15], [3.2, -0.72]])
+    parts.append(part("arm", arm, 0.7))
     if not look.bare_arm:
-        st = look.sleeve_start * s
-        sw = look.sleeve_w * s
-        sl = np.array([[st, sw * 0.95], [16.0, sw * 1.15], [16.0, -sw * 1.15], [st, -sw * 0.95]])
-        parts.append(("sleeve", np.column_stack([W(sl), Z(sl, 0.85)])))
-    palm = _ellipse(np.array([2.45 * s, 0.0]), 1.25 * s, 1.12 * s)
-    parts.append(("palm", np.column_stack([W(palm), Z(palm, 0.6)])))
-    # thumb from the palm's right side toward the tip
-    th = _capsule(np.array([2.3 * s, -1.0 * s]), np.array([0.3 * s, -0.35 * s - spread * 0.4]), 0.52 * s)
-    parts.append(("thumb", np.column_stack([W(th), Z(th, 0.2)])))
-    ends = [(-0.05, -0.05), (0.1, 0.3), (0.45, 0.62), (0.9, 0.85)]
-    starts = [(1.5, -0.45), (1.45, -0.05), (1.5, 0.35), (1.7, 0.72)]
-    widths = [0.44, 0.46, 0.42, 0.36]
-    for k, ((ea, eb), (sa, sb), w) in enumerate(zip(ends, starts, widths)):
-        e = np.array([ea * s + 0.3 * pose.grip * k * 0.3, (eb + spread * (k - 1) * 0.3) * s])
-        f = _capsule(np.array([sa * s, sb * s]), e, w * s)
-        parts.append((f"finger{k}", np.column_stack([W(f), Z(f, 0.15)])))
+        st = look.sleeve_start
+        sw = look.sleeve_w
+        sl = np.array([[st, sw * 0.95], [16.0 / s, sw * 1.15], [16.0 / s, -sw * 1.15], [st, -sw * 0.95]])
+        parts.append(part("sleeve", sl, 0.85))
+    back = np.array([[1.3, -0.92], [1.15, -0.45], [1.1, 0.0], [1.18, 0.5], [1.35, 0.95], [2.0, 1.08], [2.7, 0.95],
+                     [3.35, 0.74], [3.45, 0.0], [3.35, -0.74], [2.8, -0.98], [2.0, -1.02]])
+    parts.append(part("palm", back, 0.6))
+    # thumb: from the wrist side of the hand toward the piece, opposing the index finger
+    th0, th1, th2 = np.array([2.7, -0.9]), np.array([1.55, -1.12 - 0.25 * g]), np.array([0.35 + 0.2 * g, -0.5 - 0.5 * g])
+    parts.append(("thumb", np.vstack([part("t", _capsule(th0, th1, 0.56), 0.3)[1], ])))
+    parts.append(("thumb", part("t", _capsule(th1, th2, 0.5), 0.15)[1]))
+    # fingers: (knuckle, middle joint, tip) in local units, curled more the further from the index
+    fingers = [((1.2, -0.55), (0.55, -0.5 - 0.15 * g), (0.0 - 0.4 * g, -0.2 - 0.3 * g), 0.44),
+               ((1.12, -0.08), (0.45, 0.0), (0.1 - 0.45 * g, 0.22 + 0.1 * g), 0.46),
+               ((1.18, 0.38), (0.62, 0.5), (0.4 - 0.4 * g, 0.58 + 0.2 * g), 0.42),
+               ((1.32, 0.8), (0.9, 0.88 + 0.1 * g), (0.72 - 0.35 * g, 0.9 + 0.3 * g), 0.35)]
+    for k, (kn, mid, tp, w) in enumerate(fingers):
+        parts.append((f"finger{k}", part("f", _capsule(np.array(kn), np.array(mid), w), 0.3)[1]))
+        parts.append((f"finger{k}", part("f", _capsule(np.array(mid), np.array(tp), w * 0.93), 0.12)[1]))
     return parts
 
 
@@ -143,9 +155,9 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
         else:
             col = skin
         edge = tuple(float(c) for c in np.clip(col * 0.62, 0, 255))
-        cv2.fillPoly(roi, [poly], tuple(float(c) for c in np.clip(col, 0, 255)), cv2.LINE_AA, 4)
         if name.startswith("finger") or name == "thumb":
-            cv2.polylines(roi, [poly], True, edge, 1, cv2.LINE_AA, 4)
+            cv2.polylines(roi, [poly], True, edge, 2, cv2.LINE_AA, 4)
+        cv2.fillPoly(roi, [poly], tuple(float(c) for c in np.clip(col, 0, 255)), cv2.LINE_AA, 4)
         if name == "sleeve" and look.cuff:
             cv2.polylines(roi, [poly[:2]], False, edge, 2, cv2.LINE_AA, 4)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_8, 4)
@@ -153,8 +165,11 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     tipw = cam.project_fast(np.array([[pose.x, pose.y, pose.z], [pose.x + 1.0, pose.y, pose.z]]))
     unit = float(np.linalg.norm(tipw[1] - tipw[0]))  # px per point spacing near the hand
     nail_col = tuple(float(c) for c in np.clip(skin * np.array([1.08, 1.1, 1.12]) + 18, 0, 255))
-    for name, p in projected:
-        if name.startswith("finger") or name == "thumb":
+    seen = [k for k, (name, _) in enumerate(projected) if name.startswith("finger") or name == "thumb"]
+    last = [k for k in seen if k + 1 >= len(projected) or projected[k + 1][0] != projected[k][0]]
+    for k in last:
+        name, p = projected[k]
+        if True:
             q = p[len(p) // 2 + 2: len(p) // 2 + 5].mean(axis=0) - off  # points near the far cap
             r = max(1, int(0.11 * unit * look.scale))
             cv2.ellipse(roi, (int(q[0]), int(q[1])), (r, max(1, int(r * 0.75))), 0, 0, 360, nail_col, -1, cv2.LINE_AA)
