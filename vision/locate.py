@@ -71,6 +71,34 @@ def _segments(gray: np.ndarray) -> np.ndarray:
     return segs[length >= max(8.0, 0.008 * max(gray.shape))]
 
 
+def _ridge_weight(gray: np.ndarray, segs: np.ndarray, w: int = 2) -> np.ndarray:
+    """Per segment, how much it looks like a thin drawn line (0.05..1) rather than a step edge.
+
+    LSD reports edges; board lines are ridges (darker or lighter than BOTH sides), while table
+    edges, tiles, gingham and paper borders are steps. Profiles across three places of each
+    segment are tested for a ridge within a few pixels (LSD sits on the line's flank).
+    """
+    from .lines import ridge_response
+    n = len(segs)
+    if n == 0:
+        return np.zeros(0)
+    t = np.array([0.25, 0.5, 0.75])
+    p = segs[:, None, 0:2] * (1 - t)[None, :, None] + segs[:, None, 2:4] * t[None, :, None]  # (n,3,2)
+    d = segs[:, 2:4] - segs[:, 0:2]
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+    u = np.c_[-d[:, 1], d[:, 0]]
+    half = 3 + 3 * w + 1
+    o = np.arange(-half, half + 1, dtype=np.float64)
+    mx = (p[:, :, 0, None] + u[:, None, 0, None] * o).reshape(n * 3, -1).astype(np.float32)
+    my = (p[:, :, 1, None] + u[:, None, 1, None] * o).reshape(n * 3, -1).astype(np.float32)
+    prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    mid = half
+    r = np.maximum(ridge_response(prof, w, 1)[:, mid - 3: mid + 4].max(axis=1),
+                   ridge_response(prof, w, -1)[:, mid - 3: mid + 4].max(axis=1))
+    r = np.median(np.where(np.isfinite(r), r, 0.0).reshape(n, 3), axis=1)
+    return np.clip(r / 12.0, 0.05, 1.0)
+
+
 # ----------------------------------------------------------------------------- vanishing points
 def _hom_lines(segs: np.ndarray, norm: np.ndarray) -> np.ndarray:
     p1 = np.c_[segs[:, 0:2], np.ones(len(segs))] @ norm.T
@@ -337,7 +365,9 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     norm = np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
     segs_n = np.c_[(segs[:, 0:2] - c) * s, (segs[:, 2:4] - c) * s]
     lines = _hom_lines(segs, norm)
-    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    # evidence weight: length, discounted for segments that are step edges rather than lines
+    rwt = _ridge_weight(gray, segs)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * rwt
     ang = np.degrees(np.arctan2(segs[:, 3] - segs[:, 1], segs[:, 2] - segs[:, 0])) % 180
     hist = np.bincount(ang.astype(int) % 180, weights=length, minlength=180).astype(np.float64)
     hist = np.convolve(np.r_[hist[-6:], hist, hist[:6]], np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2), "same")[6:-6]
@@ -365,7 +395,7 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
         # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
         # roughly: vanishing points come from short, broken segments) ...
         rough = []
-        for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng, vp_cache):
+        for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng, vp_cache, rwt):
             hb = np.linalg.inv(norm) @ hyp
             sc, pol, _, _ = _verify(gray, hb, tol_frac=0.1, coarse=True)
             if sc >= 0.1:
@@ -479,7 +509,7 @@ def _family(segs_n, lines, length, ang, p, tol, rng, cache):
     return cache[p]
 
 
-def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache):
+def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     """Lattice homographies (board -> normalised image) from two angle peaks."""
     fams = []
     for p in (pa, pb):
@@ -513,8 +543,9 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache):
 
     a1, b1 = rect(i1)
     a2, b2 = rect(i2)
-    pos1, len1 = 0.5 * (a1[:, 1] + b1[:, 1]), np.abs(a1[:, 0] - b1[:, 0])
-    pos2, len2 = 0.5 * (a2[:, 0] + b2[:, 0]), np.abs(a2[:, 1] - b2[:, 1])
+    # weights: rectified length (undoing foreshortening) times the segment's line-likeness
+    pos1, len1 = 0.5 * (a1[:, 1] + b1[:, 1]), np.abs(a1[:, 0] - b1[:, 0]) * rw[i1]
+    pos2, len2 = 0.5 * (a2[:, 0] + b2[:, 0]), np.abs(a2[:, 1] - b2[:, 1]) * rw[i2]
     # weights: rectified length, but capped relative to the median so one table edge can't dominate
     len1 = np.minimum(len1, 8 * np.median(len1) + 1e-12)
     len2 = np.minimum(len2, 8 * np.median(len2) + 1e-12)

@@ -23,7 +23,8 @@ CASES = [
 def test_board_found_within_a_pixel(vsim, seed, look, tilt, azimuth):
     img, truth = vsim.still(seed, look=look, tilt=tilt, azimuth=azimuth)
     fit = find_lattice(np.ascontiguousarray(img))
-    assert vsim.lattice_error(fit.homography, truth.homography) < 1.0
+    # with lens distortion no homography is exact: the truth's own fit residual is allowed on top
+    assert vsim.lattice_error(fit.homography, truth.homography) < 1.0 + truth.camera["homography_fit_max_px"]
     assert fit.support > 0.5
     h = orient(fit.homography)
     assert geo.is_proper(h)  # never mirrored: only the red side is left open without the pieces
