@@ -54,6 +54,7 @@ class Episode:
     lost_frames: int = 0
     # (frame index, t, occluded point indices) of every frame with something over the board
     covered: list = field(default_factory=list)
+    homography: np.ndarray | None = None    # the board pose last seen (for parallax)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
                offsets: np.ndarray | None, shift_threshold: float = 0.12, prob_threshold: float = 0.35) -> None:
@@ -154,3 +155,36 @@ def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
                 out.append(Dwell(smooth[start], f0, f1, t0, t1))
             start = i
     return out
+
+
+def away_from_camera(homography: np.ndarray | None, min_gradient: float = 0.01) -> tuple[int, int] | None:
+    """The lattice step (dx, dy) pointing away from the camera, or None when seen from above.
+
+    A raised hand covers points displaced from the one its fingers touch,
+    away from the camera (parallax). The image scale of the board shrinks
+    fastest in that direction, so it is read off the homography alone,
+    whatever side of the table the camera stands on.
+    """
+    if homography is None:
+        return None
+    h = np.asarray(homography, dtype=np.float64)
+
+    def scale(x: float, y: float) -> float:
+        e = 0.5
+        pts = np.array([[x, y, 1.0], [x + e, y, 1.0], [x, y + e, 1.0]]) @ h.T
+        if np.any(np.abs(pts[:, 2]) < 1e-9):
+            return float("nan")
+        p = pts[:, :2] / pts[:, 2:3]
+        a, b = (p[1] - p[0]) / e, (p[2] - p[0]) / e
+        return float(np.sqrt(abs(a[0] * b[1] - a[1] * b[0])))
+
+    s0 = scale(4.0, 4.5)
+    gx = (scale(6.0, 4.5) - scale(2.0, 4.5)) / 4.0
+    gy = (scale(4.0, 6.5) - scale(4.0, 2.5)) / 4.0
+    if not np.isfinite([s0, gx, gy]).all() or s0 <= 0:
+        return None
+    g = np.array([gx, gy]) / s0            # relative change of scale per point spacing
+    if np.linalg.norm(g) < min_gradient:
+        return None
+    u = -g / np.linalg.norm(g)
+    return int(np.round(u[0])), int(np.round(u[1]))

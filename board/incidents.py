@@ -27,7 +27,7 @@ import numpy as np
 
 from rules import Move, Position
 
-from .episode import Dwell, Episode, Settled, dwells
+from .episode import Dwell, Episode, Settled, away_from_camera, dwells
 from .events import Event, IncidentEvent, point_name
 from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 
@@ -74,17 +74,25 @@ class IncidentTracker:
     def _was_between(self, before: Settled, p: int) -> bool:
         return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= self.cfg.between)
 
-    def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
-        """A dwell of `side`'s fingertips on point `p` or next to it.
+    @staticmethod
+    def _contacts(ep: Episode, d: Dwell) -> list[int]:
+        """Points the fingers may rest on for a dwell: the covered fingertip point,
+        and the point one step back toward the camera (a raised hand covers
+        points displaced away from the camera)."""
+        out = [d.point]
+        u = away_from_camera(ep.homography)
+        if u is not None:
+            x, y = d.point % 9 - u[0], d.point // 9 - u[1]
+            if 0 <= x <= 8 and 0 <= y <= 9:
+                out.append(y * 9 + x)
+        return out
 
-        Next to it, because a hand seen from the side covers points displaced
-        from the one its fingers rest on (parallax: the hand is above the board).
-        """
-        best = None
+    def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
+        """A dwell of `side`'s fingertips resting on point `p`."""
         for d in dwells(ep, side, self.cfg.dwell_s):
-            if _cheb(d.point, p) <= 1 and (best is None or _cheb(d.point, p) < _cheb(best.point, p)):
-                best = d
-        return best
+            if p in self._contacts(ep, d):
+                return d
+        return None
 
     def _touched_before_move(self, ep: Episode, before: Settled, before_pos: Position, moves: list[Move],
                              mover: str, after: Settled, knocked: set[int]) -> tuple[int, Dwell | None] | None:
@@ -94,32 +102,35 @@ class IncidentTracker:
         for mv in moves:
             involved |= {mv.from_sq, mv.to_sq}
         own_upper = mover == "red"
-        ds = dwells(ep, mover, cfg.dwell_s)
-        near_t = [i for i, d in enumerate(ds) if _cheb(d.point, m.to_sq) <= 1]
-        near_f = [i for i, d in enumerate(ds) if _cheb(d.point, m.from_sq) <= 1]
-        # The pick-up is the last rest near the moved piece before the put-down
-        # (the last rest near the destination). A victim lifted first (a rest
-        # near the destination before the pick-up) is carried off the board:
-        # rests after it are not touches.
-        place = near_t[-1] if near_t else len(ds)
-        picks = [i for i in near_f if i < place] or near_f
-        limit = picks[-1] if picks else place
-        victim_first = [i for i in near_t if i < limit and m.to_sq in before_pos.pieces()]
-        if victim_first:
-            limit = min(limit, victim_first[0])
 
         def own_unmoved(p: int) -> bool:
             c = int(before.classes[p])
             return (c != EMPTY and p not in involved and p not in knocked
                     and CLASS_LETTERS[c].isupper() == own_upper and not self._was_between(before, p))
 
-        for d in ds[:limit]:
-            if own_unmoved(d.point):
-                return d.point, d
-            near = [q for q in range(90) if _cheb(q, d.point) <= 1 and own_unmoved(q)]
-            if near and _cheb(d.point, m.from_sq) > 1 and _cheb(d.point, m.to_sq) > 1:
-                near.sort(key=lambda q: (abs(q % 9 - d.point % 9) + abs(q // 9 - d.point // 9)))
-                return near[0], d
+        def contact(d: Dwell) -> int | None:
+            for p in self._contacts(ep, d):
+                if p in involved or int(before.classes[p]) != EMPTY:
+                    return p
+            return None
+
+        ds = dwells(ep, mover, cfg.dwell_s)
+        cs = [contact(d) for d in ds]
+        # The pick-up is the last rest on the moved piece before the put-down (the
+        # last rest on the destination). A victim lifted first (a rest on the
+        # destination before the pick-up) is carried off the board; rests after
+        # it are not touches.
+        at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
+        place = at_t[-1] if at_t else len(ds)
+        picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
+        limit = picks[-1] if picks else place
+        if m.to_sq in before_pos.pieces():
+            first_victim = [i for i in at_t if i < limit]
+            if first_victim:
+                limit = first_victim[0]
+        for d, c in zip(ds[:limit], cs[:limit]):
+            if c is not None and own_unmoved(c):
+                return c, d
         # no rest seen: a disc of the mover's that was covered and now sits clearly elsewhere
         for p in range(90):
             if own_unmoved(p) and ep.occluded_frames[p] > 0 and self._shift(before, after, p) >= cfg.touch:

@@ -167,6 +167,7 @@ class Tracker:
                 return events
         assert self.episode is not None
         self.episode.update(fr.t, fr.frame_index, fr.occluded, fr.probs, fr.offsets)
+        self.episode.homography = obs.pose.homography
         self._extend_window(fr)
         settle = self._settle_kind()
         if settle is not None:
