@@ -52,19 +52,20 @@ class HandPose:
     grip: float = 0.5  # 0 = pinched, 1 = open hand
 
 
+_ARC = np.linspace(0.0, np.pi, 7)
+
+
 def _capsule(p0: np.ndarray, p1: np.ndarray, w: float, n: int = 6) -> np.ndarray:
-    d = p1 - p0
-    L = np.linalg.norm(d) + 1e-9
+    """Outline of a stadium (rounded segment) from p0 to p1 of width w (vectorised)."""
+    d = np.asarray(p1, np.float64) - p0
+    L = float(np.hypot(d[0], d[1])) + 1e-9
     u = d / L
     v = np.array([-u[1], u[0]])
-    pts = []
-    for k in range(n + 1):
-        t = math.pi / 2 + math.pi * k / n
-        pts.append(p0 + w / 2 * (math.cos(t) * u + math.sin(t) * v))
-    for k in range(n + 1):
-        t = -math.pi / 2 + math.pi * k / n
-        pts.append(p1 + w / 2 * (math.cos(t) * u + math.sin(t) * v))
-    return np.array(pts)
+    t0 = _ARC + np.pi / 2
+    c0 = p0 + (w / 2) * (np.cos(t0)[:, None] * u + np.sin(t0)[:, None] * v)
+    t1 = _ARC - np.pi / 2
+    c1 = p1 + (w / 2) * (np.cos(t1)[:, None] * u + np.sin(t1)[:, None] * v)
+    return np.vstack([c0, c1])
 
 
 def _ellipse(c: np.ndarray, ra: float, rb: float, n: int = 18) -> np.ndarray:
@@ -86,41 +87,56 @@ def hand_parts(pose: HandPose, look: HandLook) -> list[tuple[str, np.ndarray]]:
     tip = np.array([pose.x, pose.y])
     g = float(np.clip(pose.grip, 0, 1))
 
-    def W(ab: np.ndarray) -> np.ndarray:  # local (a, b) -> board plane
-        ab = np.asarray(ab, np.float64) * s
-        return tip + np.outer(ab[:, 0], a) + np.outer(ab[:, 1], b)
-
-    def Z(ab: np.ndarray, base: float) -> np.ndarray:
-        ab = np.asarray(ab, np.float64)
-        return pose.z + base + 0.22 * np.maximum(ab[:, 0] * s - 2.6 * s, 0)
+    local: list[tuple[str, np.ndarray, float]] = []
 
     def part(name: str, ab: np.ndarray, base: float) -> tuple[str, np.ndarray]:
-        return name, np.column_stack([W(ab), Z(ab, base)])
+        local.append((name, np.asarray(ab, np.float64), base))
+        return name, None
 
-    parts: list[tuple[str, np.ndarray]] = []
+    parts: list = []
     arm = np.array([[3.2, 0.72], [14.0 / s, 1.15], [14.0 / s, -1.15], [3.2, -0.72]])
-    parts.append(part("arm", arm, 0.7))
+    part("arm", arm, 0.7)
     if not look.bare_arm:
         st = look.sleeve_start
         sw = look.sleeve_w
         sl = np.array([[st, sw * 0.95], [16.0 / s, sw * 1.15], [16.0 / s, -sw * 1.15], [st, -sw * 0.95]])
-        parts.append(part("sleeve", sl, 0.85))
+        part("sleeve", sl, 0.85)
     back = np.array([[1.3, -0.92], [1.15, -0.45], [1.1, 0.0], [1.18, 0.5], [1.35, 0.95], [2.0, 1.08], [2.7, 0.95],
                      [3.35, 0.74], [3.45, 0.0], [3.35, -0.74], [2.8, -0.98], [2.0, -1.02]])
-    parts.append(part("palm", back, 0.6))
+    part("palm", back, 0.6)
     # thumb: from the wrist side of the hand toward the piece, opposing the index finger
     th0, th1, th2 = np.array([2.7, -0.9]), np.array([1.55, -1.12 - 0.25 * g]), np.array([0.35 + 0.2 * g, -0.5 - 0.5 * g])
-    parts.append(("thumb", np.vstack([part("t", _capsule(th0, th1, 0.56), 0.3)[1], ])))
-    parts.append(("thumb", part("t", _capsule(th1, th2, 0.5), 0.15)[1]))
+    part("thumb", _capsule(th0, th1, 0.56), 0.3)
+    part("thumb", _capsule(th1, th2, 0.5), 0.15)
     # fingers: (knuckle, middle joint, tip) in local units, curled more the further from the index
     fingers = [((1.2, -0.55), (0.55, -0.5 - 0.15 * g), (0.0 - 0.4 * g, -0.2 - 0.3 * g), 0.44),
                ((1.12, -0.08), (0.45, 0.0), (0.1 - 0.45 * g, 0.22 + 0.1 * g), 0.46),
                ((1.18, 0.38), (0.62, 0.5), (0.4 - 0.4 * g, 0.58 + 0.2 * g), 0.42),
                ((1.32, 0.8), (0.9, 0.88 + 0.1 * g), (0.72 - 0.35 * g, 0.9 + 0.3 * g), 0.35)]
     for k, (kn, mid, tp, w) in enumerate(fingers):
-        parts.append((f"finger{k}", part("f", _capsule(np.array(kn), np.array(mid), w), 0.3)[1]))
-        parts.append((f"finger{k}", part("f", _capsule(np.array(mid), np.array(tp), w * 0.93), 0.12)[1]))
-    return parts
+        part(f"finger{k}", _capsule(np.array(kn), np.array(mid), w), 0.3)
+        part(f"finger{k}", _capsule(np.array(mid), np.array(tp), w * 0.93), 0.12)
+    # one batched local -> world transform for every outline
+    allab = np.vstack([ab for _, ab, _ in local]) * s
+    bases = np.concatenate([np.full(len(ab), base) for _, ab, base in local])
+    xy = tip + np.outer(allab[:, 0], a) + np.outer(allab[:, 1], b)
+    z = pose.z + bases + 0.22 * np.maximum(allab[:, 0] - 2.6 * s, 0)
+    world = np.column_stack([xy, z])
+    out, k = [], 0
+    for name, ab, _ in local:
+        out.append((name, world[k:k + len(ab)]))
+        k += len(ab)
+    return out
+
+
+def project_parts(cam: Camera, parts: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray]]:
+    """Project every part's outline in one call (per-call overhead dominates for small arrays)."""
+    allp = cam.project_fast(np.vstack([p for _, p in parts]))
+    out, k = [], 0
+    for name, p in parts:
+        out.append((name, allp[k:k + len(p)]))
+        k += len(p)
+    return out
 
 
 def hand_bbox_plane(pose: HandPose, look: HandLook) -> np.ndarray:
@@ -133,7 +149,7 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     """Draw the hand/arm into img (in place) and its coverage into mask_out (uint8, 255 = hand)."""
     parts = hand_parts(pose, look)
     H, W = img.shape[:2]
-    projected = [(name, cam.project_fast(p)) for name, p in parts]
+    projected = project_parts(cam, parts)
     allp = np.vstack([p for _, p in projected])
     x0, y0 = np.floor(allp.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(allp.max(axis=0)).astype(int) + 2
@@ -193,8 +209,6 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
 def shadow_polygons(cam: Camera, pose: HandPose, look: HandLook, light: np.ndarray) -> list[np.ndarray]:
     """Image polygons of the hand's shadow on the board plane (cast along `light`, unit 3-vector)."""
     lz = max(float(light[2]), 0.25)
-    out = []
-    for _, p in hand_parts(pose, look):
-        q = p[:, :2] - np.outer(p[:, 2] / lz, light[:2])
-        out.append(cam.project_fast(q))
-    return out
+    parts = hand_parts(pose, look)
+    flat = [(name, np.column_stack([p[:, :2] - np.outer(p[:, 2] / lz, light[:2]), np.zeros(len(p))])) for name, p in parts]
+    return [p for _, p in project_parts(cam, flat)]

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import art
 from .camera import Camera, fit_camera, look_at_camera, pose_truth
-from .hands import HandLook, HandPose, draw_hand_look, hand_parts, render_hand, shadow_polygons
+from .hands import HandLook, HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
 from .pieces import PieceStyle, draw_piece, draw_piece_style, face_sprite, rotated_face, shading_map, shadow_polygon
 from .script import INCIDENT_KINDS, Choreographer, Timeline
 from .truth import ClipSpec, ClipTruth, FrameTruth, board_to_fen, fen_to_board, point_name
@@ -359,8 +359,9 @@ class Rig:
                 region_cache[pid] = reg
             reg = region_cache[pid]
             m = np.zeros_like(reg)
-            for _, p in hand_parts(f.hand, self.hand_looks[f.side]):
-                cv2.fillPoly(m, [np.round(cam.project_fast(p) / q * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+            polys = [np.round(p / q * 16).astype(np.int32) for _, p in project_parts(cam, hand_parts(f.hand, self.hand_looks[f.side]))]
+            for poly in polys:  # one at a time: a multi-contour fillPoly would punch holes where parts overlap
+                cv2.fillPoly(m, [poly], 255, cv2.LINE_8, 4)
             self.over_board[i] = bool(np.any(m & reg))
         self.ply_at = np.zeros(self.n, int)
         self.move_truth = []
