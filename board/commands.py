@@ -134,7 +134,10 @@ def _demo(args: argparse.Namespace) -> int:
             truth = None
     start_fen = None
     if truth is not None:
-        start_fen = (truth.get("spec") or {}).get("start_fen")
+        placement = (truth.get("start_fen") or (truth.get("spec") or {}).get("start_fen") or "").split()
+        if placement:
+            side = placement[1] if len(placement) > 1 else (truth.get("moves") or [{}])[0].get("side", "w")
+            start_fen = f"{placement[0]} {side} - - 0 1"
     print(f"xqtrack demo: recording {clip}")
     print(f"writing to {out}/\n")
     source = FrameSource(str(clip))
