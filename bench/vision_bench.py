@@ -1,0 +1,155 @@
+"""Vision benchmark: per-frame pipeline time, full photo read, classifier time, board-finding accuracy.
+
+Run from the repository root:  .venv/bin/python bench/vision_bench.py [--stills 24] [--frames 60]
+
+Everything runs on ONE thread (OpenCV and onnxruntime), as the targets are per core. Times are
+reported as wall time and as process CPU time: on a busy shared machine the CPU time is the
+fairer figure. Material comes from the repo's own sim (no data needed).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _timed(fn, *a, **k):
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*a, **k)
+    return out, time.perf_counter() - w0, time.process_time() - c0
+
+
+def _pct(xs, q):
+    return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
+
+
+def _model_available() -> bool:
+    from vision.classifier import DEFAULT_MODEL_PATH
+    return Path(DEFAULT_MODEL_PATH).is_file()
+
+
+def bench_video(width: int, height: int, frames: int, seed: int, classify: bool) -> None:
+    import sim
+    from vision.reader import BoardReader
+    spec = sim.ClipSpec(seed=seed, random_plies=2, width=width, height=height, fps=15.0)
+    clip = []
+    for fr, tr in sim.render_clip(spec):
+        clip.append((fr, tr))
+        if len(clip) >= frames:
+            break
+    reader = BoardReader(classify=classify)
+    walls, cpus, quiet_w, busy_w = [], [], [], []
+    reclass = 0
+    for i, (fr, tr) in enumerate(clip):
+        before = reader.probs.copy()
+        obs, w, c = _timed(reader.process, fr, tr.t, i)
+        if i == 0:
+            first = w
+            continue
+        walls.append(w)
+        cpus.append(c)
+        (quiet_w if tr.quiet else busy_w).append(w)
+        reclass += int(np.any(before != reader.probs))
+    print(f"  {width}x{height}: {len(walls)} frames after the lock (first frame, finding the board: {first * 1000:.0f} ms)")
+    print(f"    per frame wall  median {statistics.median(walls) * 1000:6.1f} ms  p90 {_pct(walls, 90) * 1000:6.1f} ms"
+          f"  -> {1.0 / statistics.median(walls):5.1f} fps")
+    print(f"    per frame CPU   median {statistics.median(cpus) * 1000:6.1f} ms  p90 {_pct(cpus, 90) * 1000:6.1f} ms"
+          f"  -> {1.0 / statistics.median(cpus):5.1f} fps (one core)")
+    if quiet_w and busy_w:
+        print(f"    quiet frames {statistics.median(quiet_w) * 1000:.1f} ms, hand-over-board frames "
+              f"{statistics.median(busy_w) * 1000:.1f} ms (median wall); frames that reclassified points: {reclass}")
+
+
+def bench_photo(n: int, classify: bool) -> None:
+    import sim
+    from vision.locate import locate
+    from vision.reader import read_image
+    walls, cpus = [], []
+    for seed in range(500, 500 + n):
+        img, _ = sim.render_still(seed)
+        if classify:
+            _, w, c = _timed(read_image, img)
+        else:
+            _, w, c = _timed(locate, img)
+        walls.append(w)
+        cpus.append(c)
+    what = "full read (find + classify 90 points)" if classify else "board finding only (no classifier model yet)"
+    print(f"  1280x720 photo, {what}: wall median {statistics.median(walls) * 1000:.0f} ms "
+          f"(p90 {_pct(walls, 90) * 1000:.0f}), CPU median {statistics.median(cpus) * 1000:.0f} ms "
+          f"(p90 {_pct(cpus, 90) * 1000:.0f})")
+
+
+def bench_classifier() -> None:
+    import sim
+    from vision.classifier import PieceClassifier
+    from vision.crops import extract_point_crops
+    img, tr = sim.render_still(3)
+    crops = extract_point_crops(img, tr.homography)
+    clf = PieceClassifier()
+    clf.predict(crops)
+    ws = []
+    for _ in range(10):
+        _, w, _ = _timed(clf.predict, crops)
+        ws.append(w)
+    print(f"  classifier, 90 points: median {statistics.median(ws) * 1000:.1f} ms")
+
+
+def bench_accuracy(n: int, first_seed: int) -> None:
+    import sim
+    from vision import geometry as geo
+    from vision.locate import BoardNotFoundError, find_lattice
+    errs, found, within = [], 0, 0
+    for seed in range(first_seed, first_seed + n):
+        img, tr = sim.render_still(seed)
+        try:
+            fit = find_lattice(img)
+        except BoardNotFoundError:
+            print(f"    seed {seed}: not found")
+            continue
+        found += 1
+        e = min(float(np.abs(geo.apply_h(fit.homography @ geo.board_symmetry(k), geo.POINTS)
+                             - geo.apply_h(tr.homography, geo.POINTS)).max())
+                for k in ("id", "flip_x", "flip_y", "rot180"))
+        allow = 1.0 + float(tr.camera.get("homography_fit_max_px", 0.0))
+        within += int(e < allow)
+        errs.append(e)
+        if e >= allow:
+            print(f"    seed {seed}: max point error {e:.2f} px (allowed {allow:.2f})")
+    print(f"  board finding on {n} random renders (seeds {first_seed}..{first_seed + n - 1}): found {found}/{n}, "
+          f"within 1 px (+ the truth's own lens-distortion residual) {within}/{n}; "
+          f"max point error median {statistics.median(errs) if errs else float('nan'):.2f} px")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=60, help="frames per video benchmark")
+    ap.add_argument("--photos", type=int, default=8, help="photos for the full-read timing")
+    ap.add_argument("--stills", type=int, default=24, help="renders for the accuracy figure")
+    ap.add_argument("--seed", type=int, default=21)
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    classify = _model_available()
+    print(f"vision bench (one thread; classifier model {'present' if classify else 'MISSING: geometry/hands only'})")
+    print("per-frame pipeline (steady state: lock kept, hands, only changed points reclassified):")
+    for w, h in ((1280, 720), (1920, 1080)):
+        bench_video(w, h, args.frames, args.seed, classify)
+    print("photo read:")
+    bench_photo(args.photos, classify)
+    if classify:
+        bench_classifier()
+    print("accuracy:")
+    bench_accuracy(args.stills, 1000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
