@@ -1,0 +1,58 @@
+"""`xqtrack read IMAGE [--json]` end to end (subprocess, real files), and read_image."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
+
+
+def _xq(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "board.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_read_start_position_json(vsim, tmp_path):
+    img, truth = vsim.still(105, look="cloth", tilt=5, azimuth=135, fen=START)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), img)
+    r = _xq("read", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["fen"] == truth.fen == START
+    assert out["red_side"] == truth.red_side
+    assert np.abs(np.array(out["corners"]) - truth.corners).max() < 1.5
+    assert len(out["confidence"]) == 90 and min(out["confidence"]) > 0.5
+    r = _xq("read", str(path))
+    assert r.returncode == 0 and r.stdout.strip() == START
+
+
+def test_read_image_api_on_a_middlegame(vsim):
+    from vision import read_image
+    img, truth = vsim.still(104, look="paper", tilt=25, azimuth=270)
+    obs = read_image(np.ascontiguousarray(img))
+    assert obs.board_string() == truth.board
+    assert obs.pose.red_side == truth.red_side
+    assert obs.quiet and not obs.occluded.any()
+
+
+def test_read_without_a_board_is_one_clear_line(tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "no_board.jpg"
+    cv2.imwrite(str(path), cv2.GaussianBlur(rng.integers(0, 255, (480, 640, 3), dtype=np.uint8), (0, 0), 3))
+    r = _xq("read", str(path))
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no board found" in lines[0] and "no_board.jpg" in lines[0]
+    r = _xq("read", str(tmp_path / "missing.png"))
+    assert r.returncode == 1 and "no such image file" in r.stderr
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    r = _xq("read", str(bad))
+    assert r.returncode == 1 and "not an image" in r.stderr
