@@ -32,7 +32,8 @@ offset_error_s)`:
 - `remaining_ms`: (red, black) right after the event; `moves`: side's move count.
 
 A new `ClockLink` delivers the events the clock still holds (unacknowledged) and then new
-ones; pass `resume_after=N` to continue after the last event you recorded. Events the
+ones; pass `resume_after=N` (and `resume_boot_id=B`, the `boot_id` of that event) to
+continue after the last event you recorded; if the clock restarted since, it starts over. Events the
 clock could not hold while no host listened (its buffer is 32) are counted in
 `error_counts()["events_lost"]` and reported through the link subscribers, never invented.
 

@@ -200,6 +200,7 @@ class ClockLink:
         baudrate: int = 115200,
         *,
         resume_after: int | None = None,
+        resume_boot_id: int | None = None,
         sync_interval: float = 1.0,
         silence_timeout: float = 3.5,
         reconnect_delay: float = 0.1,
@@ -233,6 +234,7 @@ class ClockLink:
         self._offset = _OffsetEstimator()
         self._boot_id: int | None = None
         self._delivered: int | None = resume_after
+        self._resume_boot_id = resume_boot_id
         self._pending: dict[int, tuple[codec.EventRecord, float]] = {}
         self._last_replay: tuple[int, float] = (-1, 0.0)
         self._clock_last = 0
@@ -419,17 +421,18 @@ class ClockLink:
             self.counters[name] = self.counters.get(name, 0) + n
 
     def _write(self, data: bytes) -> bool:
+        # Lock order: self._lock may be held while taking _write_lock, never the reverse.
         with self._write_lock:
             ser = self._ser
             if ser is None:
                 return False
             try:
                 ser.write(data)
-                self.counters["bytes_tx"] += len(data)
-                return True
             except (serial.SerialException, OSError) as exc:
                 log.debug("clock write failed: %s", exc)
                 return False
+        self._count("bytes_tx", len(data))
+        return True
 
     def _send(self, mtype: int, seq: int, payload: bytes = b"") -> bool:
         return self._write(codec.encode_frame(Frame(mtype, seq, payload)))
@@ -533,7 +536,7 @@ class ClockLink:
             data = ser.read(max(1, ser.in_waiting))
             t_rx = time.monotonic()
             if data:
-                self.counters["bytes_rx"] += len(data)
+                self._count("bytes_rx", len(data))
                 frames = reader.feed(data)
                 for name, n in reader.errors.items():
                     if n != seen[name]:
@@ -587,6 +590,10 @@ class ClockLink:
                 self._pending.clear()
                 self._delivered = r.oldest_event - 1
                 self._dispatch_q.put(LinkStatus("connecting", "the clock restarted: event numbers begin again", t4))
+            if self._boot_id is None and self._resume_boot_id not in (None, r.boot_id):
+                # the recorded events came from an earlier power-up: their numbers mean nothing now
+                self._delivered = None
+                self._dispatch_q.put(LinkStatus("connecting", "the clock restarted since the recorded events", t4))
             self._boot_id = r.boot_id
             if self._delivered is None:
                 self._delivered = r.oldest_event - 1
@@ -643,7 +650,7 @@ class ClockLink:
             clock_ms = self._unwrap(ev.clock_ms)
             host_time, err = self._host_time(clock_ms)
             self._delivered = seq
-            self.counters["events_delivered"] += 1
+            self._count("events_delivered")
             self._dispatch_q.put(
                 ClockEvent(
                     seq=seq,

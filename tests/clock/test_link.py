@@ -249,3 +249,12 @@ def test_delayed_jittery_lossy_line_keeps_order_and_honest_time_bounds(start_emu
         # the delay is one-way (clock to host), the worst case for an NTP-style estimate:
         # the error stays inside the bound the driver reports with each event
         assert abs(ev.host_time - t["mono"]) <= ev.offset_error_s + 0.0015
+
+
+def test_resume_after_is_ignored_for_another_power_up(start_emulator):
+    emu = start_emulator("--presses", "3", "--interval", "20", "--start-ms", "100")
+    time.sleep(0.5)
+    with ClockLink(emu.path, resume_after=2, resume_boot_id=12345) as link:
+        got = collect(link)
+        assert wait_for(lambda: len(got) >= 3)
+    assert [e.seq for e in got] == [1, 2, 3]
