@@ -32,7 +32,8 @@ class HandLook:
 
 def draw_hand_look(rng: np.random.Generator) -> HandLook:
     base = np.asarray(SKIN[int(rng.integers(len(SKIN)))], np.float64) * rng.uniform(0.92, 1.06, 3)
-    sleeve = tuple(float(c) for c in rng.uniform(15, 230, 3))
+    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(0, 140), rng.uniform(30, 220)]]])
+    sleeve = tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
     if rng.random() < 0.3:
         g = rng.uniform(20, 90)
         sleeve = (g, g, g + rng.uniform(-5, 20))

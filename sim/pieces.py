@@ -28,6 +28,25 @@ CHARS_TRAD = {"K": "帥", "A": "仕", "B": "相", "N": "傌", "R": "俥", "C": "
               "k": "將", "a": "士", "b": "象", "n": "馬", "r": "車", "c": "包", "p": "卒"}
 
 
+def _draw_chars(rng: np.random.Generator) -> dict:
+    """Which characters this set carries: traditional or simplified, with the usual variants
+    (black cannon 包 / 砲 / 炮; red horse 傌 or 馬 and red chariot 俥 or 車 on traditional sets)."""
+    if rng.random() < 0.55:
+        chars = dict(CHARS_TRAD)
+        chars["c"] = "包" if rng.random() < 0.6 else "砲"
+        if rng.random() < 0.3:
+            chars["N"], chars["R"] = "馬", "車"
+        if rng.random() < 0.2:
+            chars["K"] = "帅"
+    else:
+        chars = dict(CHARS_SIMPLE)
+        r = rng.random()
+        chars["c"] = "炮" if r < 0.6 else ("砲" if r < 0.85 else "包")
+        if rng.random() < 0.25:
+            chars["k"] = "將"
+    return chars
+
+
 @dataclass
 class PieceStyle:
     kind: str              # wood | plastic | white | bamboo
@@ -78,7 +97,7 @@ def draw_piece_style(rng: np.random.Generator, kind: str | None = None) -> Piece
     return PieceStyle(
         kind=kind, face=tuple(float(c) for c in face), side=tuple(float(c) for c in side),
         red_ink=tuple(float(c) for c in red), black_ink=tuple(float(c) for c in black),
-        font=fonts[int(rng.integers(len(fonts)))], chars=CHARS_TRAD if rng.random() < 0.55 else CHARS_SIMPLE,
+        font=fonts[int(rng.integers(len(fonts)))], chars=_draw_chars(rng),
         radius=float(rng.uniform(0.38, 0.46)), height=float(rng.uniform(0.18, 0.36)),
         ring=float(rng.uniform(0.74, 0.88)) if rng.random() < 0.9 else 0.0, ring_w=float(rng.uniform(1.5, 4.5)),
         double_ring=bool(rng.random() < 0.2), glyph_fill=float(rng.uniform(0.5, 0.66)),

@@ -248,7 +248,7 @@ class Rig:
     def _draw_camera(self, rng: np.random.Generator, over: dict) -> dict:
         tilt = rng.uniform(0, 10) if rng.random() < 0.3 else rng.uniform(10, 45)
         p = {"tilt_deg": tilt, "azimuth_deg": rng.uniform(0, 360), "roll_deg": rng.normal(0, 6),
-             "fov_deg": rng.uniform(45, 75), "fill": rng.uniform(0.72, 1.02),
+             "fov_deg": rng.uniform(45, 75), "fill": rng.uniform(0.85, 1.1),
              "target": [4 + rng.uniform(-1.0, 1.0), 4.5 + rng.uniform(-1.0, 1.0)]}
         k1 = 0.0 if rng.random() < 0.45 else rng.uniform(-0.12, 0.05)
         p["dist"] = [k1, rng.uniform(-0.02, 0.02) if k1 else 0.0, 0.0, 0.0, 0.0]
@@ -561,7 +561,10 @@ class Rig:
             loose.append({"piece": pc, "x": round(x, 4), "y": round(y, 4), "where": "hand"})
         mask = np.zeros((self.H, self.W), np.uint8)
         if plan.hand is not None:
+            under = img.copy() if self.fx.motion_blur else None
             render_hand(img, cam, plan.hand, self.hand_looks[plan.side], self.light, mask)
+            if under is not None and i > 0 and self.tl.frames[i - 1].hand is not None:
+                self._hand_motion_blur(img, under, mask, cam, self.tl.frames[i - 1].hand, plan.hand)
         img = cv2.multiply(img, self._gain(i, cam, plan.hand, plan.side), scale=1 / 128.0)
         img = self._photo(img, i)
         board = ["."] * 90
@@ -581,6 +584,35 @@ class Rig:
             hand_over_board=bool(self.over_board[i]),
         )
         return img, truth
+
+    def _hand_motion_blur(self, img: np.ndarray, under: np.ndarray, mask: np.ndarray, cam: Camera,
+                          prev: HandPose, cur: HandPose) -> None:
+        """Smear a fast-moving hand along its image motion (half the frame interval exposed)."""
+        a = cam.project_fast(np.array([[prev.x, prev.y, prev.z + 0.6]]))[0]
+        b = cam.project_fast(np.array([[cur.x, cur.y, cur.z + 0.6]]))[0]
+        d = (b - a) * 0.5
+        L = float(np.hypot(*d))
+        if L < 3:
+            return
+        L = min(L, 40.0)
+        n = int(math.ceil(L)) | 1
+        k = np.zeros((n, n), np.float32)
+        c = (n - 1) / 2
+        ux, uy = d / (np.hypot(*d) + 1e-9)
+        cv2.line(k, (int(round(c - ux * c)), int(round(c - uy * c))), (int(round(c + ux * c)), int(round(c + uy * c))), 1.0, 1)
+        k /= k.sum()
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            return
+        pad = n
+        x0, x1 = max(0, xs.min() - pad), min(self.W, xs.max() + pad + 1)
+        y0, y1 = max(0, ys.min() - pad), min(self.H, ys.max() + pad + 1)
+        alpha = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
+        fg = img[y0:y1, x0:x1].astype(np.float32) * alpha[..., None]
+        fg_b = cv2.filter2D(fg, -1, k, borderType=cv2.BORDER_CONSTANT)
+        a_b = cv2.filter2D(alpha, -1, k, borderType=cv2.BORDER_CONSTANT)
+        bg = under[y0:y1, x0:x1].astype(np.float32)
+        img[y0:y1, x0:x1] = np.clip(fg_b + bg * (1 - a_b[..., None]), 0, 255).astype(np.uint8)
 
     def _photo(self, img: np.ndarray, i: int) -> np.ndarray:
         fx = self.fx
