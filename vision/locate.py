@@ -286,8 +286,21 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
         # each direction needs several distinct lines
         if len(np.unique(ids[ok & (axis == 0)])) < 3 or len(np.unique(ids[ok & (axis == 1)])) < 3:
             break
-        h = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
-                                       weights=np.sqrt(m.strength[ok]), h0=h)
+        h_new = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
+                                           weights=np.sqrt(m.strength[ok]), h0=h)
+        # a whole line pulled onto something parallel (a board frame hugging the edge line,
+        # blurred together with it) shows as one line off the fit of all the others: drop it
+        bp = geo.apply_h(np.linalg.inv(h_new), m.image_pts[ok])
+        res = np.abs(np.where(axis[ok] == 0, bp[:, 0], bp[:, 1]) - value[ok])
+        ids_ok = ids[ok]
+        med = np.array([np.median(res[ids_ok == i]) if np.any(ids_ok == i) else 0.0 for i in range(19)])
+        bad_lines = np.flatnonzero(med > max(0.05, 3 * np.median(med)))
+        if len(bad_lines) and len(bad_lines) <= 3:
+            keep = ok & ~np.isin(ids, bad_lines)
+            if len(np.unique(ids[keep & (axis == 0)])) >= 3 and len(np.unique(ids[keep & (axis == 1)])) >= 3:
+                h_new = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
+                                                   weights=np.sqrt(m.strength[keep]), h0=h)
+        h = h_new
         moved = float(np.median(np.abs(m.offset[ok])))
         # keep the window wide while the lattice is still moving; narrow it once it has settled
         # (a narrow window cannot pull a lattice in from far, a wide one picks up piece rims)
@@ -552,8 +565,8 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     rinv = np.linalg.inv(r)
     out = []
     for n1, n2 in ((10, 9), (9, 10)):
-        c1 = _shifted(_comb_candidates(pos1, len1, n1, top=2))  # y positions (family 1 horizontal)
-        c2 = _shifted(_comb_candidates(pos2, len2, n2, top=2))  # x positions
+        c1 = _comb_candidates(pos1, len1, n1, top=2)  # y positions (family 1 horizontal)
+        c2 = _comb_candidates(pos2, len2, n2, top=2)  # x positions
         for o1, s1, _ in c1:
             for o2, s2, _ in c2:
                 if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
