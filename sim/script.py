@@ -108,6 +108,14 @@ class Choreographer:
         for _ in range(self.frames_for(seconds)):
             self._emit(hand, side)
 
+    def _close_between(self, sq: int) -> None:
+        """A piece left between points is picked up or captured: its incident ends now."""
+        for side in "wb":
+            for rec in list(self.pending_between[side]):
+                if rec["sq"] == sq:
+                    rec["incident"]["frames"][1] = max(rec["incident"]["frames"][0], len(self.tl.frames) - 1)
+                    self.pending_between[side].remove(rec)
+
     # --- hand motion ---------------------------------------------------------------------------
     def pose(self, side: str, x: float, y: float, z: float, grip: float = 0.5) -> HandPose:
         sh = self.shoulder[side]
@@ -201,13 +209,14 @@ class Choreographer:
         # fix a piece left between points earlier by this side
         for rec in list(self.pending_between[side]):
             sq = rec["sq"]
-            if sq in self.points and sq != fr:
-                hand = self.touch(side, hand, sq)
-                pl = self.points[sq]
-                self.points[sq] = self._placed(pl.piece)
-                self._snap()
-                self.hold(0.1, side, hand)
-                rec["incident"]["frames"][1] = len(self.tl.frames) - 1
+            if sq == fr:
+                continue  # that very piece moves now: its incident ends when it is lifted
+            hand = self.touch(side, hand, sq)
+            pl = self.points[sq]
+            self.points[sq] = self._placed(pl.piece)
+            self._snap()
+            self.hold(0.1, side, hand)
+            rec["incident"]["frames"][1] = len(self.tl.frames) - 1
             self.pending_between[side].remove(rec)
         if "touch_move_other" in plan:
             other = plan["touch_move_other"]
@@ -227,6 +236,7 @@ class Choreographer:
             hand = self.travel(side, hand, over, rng.uniform(0.45, 0.7), arc=0.6)
             self.hold(0.16, side, over)
             del self.points[to]
+            self._close_between(to)
             self._snap()
             ax, ay = self._aside_spot(side)
             drop = self.pose(side, ax, ay, 0.5, 0.3)
@@ -238,6 +248,7 @@ class Choreographer:
         hand = self.travel(side, hand, over, rng.uniform(0.45, 0.8), arc=0.8)
         self.hold(rng.uniform(0.12, 0.25), side, over)
         del self.points[fr]
+        self._close_between(fr)
         self._snap()
         dist = math.hypot(tx - fx, ty - fy)
         straight = iccs[0] == iccs[2] or iccs[1] == iccs[3]
@@ -249,6 +260,7 @@ class Choreographer:
             hand = self.travel(side, over, dest, 0.25 + 0.06 * dist, arc=min(1.5, 0.4 + 0.2 * dist))
         if capture and not capture_first:
             victim = self.points.pop(to)
+            self._close_between(to)
             self._snap()
             self.hold(0.12, side, dest)
         # set the piece down

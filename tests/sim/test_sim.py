@@ -262,3 +262,27 @@ def test_cli_random_clip_and_errors(tmp_path, capsys):
     assert ClipTruth.load(tmp_path / "c").look == LOOKS[1]
     assert main(["sim", str(DATA), "--game-id", "no-such-game", "--out", str(tmp_path / "d")]) == 1
     assert "no game with id" in capsys.readouterr().err
+
+
+def test_fen_round_trip_any_placement():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.sampled_from(list(".KABNRCPkabnrcp") + ["."] * 20), min_size=90, max_size=90))
+    def check(cells):
+        board = "".join(cells)
+        assert fen_to_board(board_to_fen(board)) == board
+
+    check()
+
+
+def test_between_points_piece_moved_closes_its_incident():
+    # red leaves the cannon between points at ply 1 and moves that same cannon at ply 3
+    moves = ["h2e2", "h9g7", "e2e6", "g7e6"]
+    rig = Rig(ClipSpec(seed=4, moves=moves, incidents=[{"kind": "between_points", "ply": 1}], width=320, height=180))
+    truth = rig.clip_truth([])
+    (inc,) = truth.incidents
+    assert inc["points"] == ["e2"]
+    # it ends when the piece is lifted for move 3, before that move settles
+    assert truth.moves[0]["frame_release"] <= inc["frames"][0] < inc["frames"][1] < truth.moves[2]["frame_settled"]
