@@ -88,11 +88,20 @@ class IncidentTracker:
         return out
 
     def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
-        """A dwell of `side`'s fingertips resting on point `p`."""
+        """A dwell of `side`'s fingertips resting on point `p`: on it, one step
+        back toward the camera (parallax), or next to it with `p` covered
+        meanwhile (a broad hand: the fingertip point is then ambiguous)."""
+        near = None
         for d in dwells(ep, side, self.cfg.dwell_s):
             if p in self._contacts(ep, d):
                 return d
-        return None
+            if near is None and _cheb(d.point, p) <= 1 and self._covered_during(ep, d, p):
+                near = d
+        return near
+
+    @staticmethod
+    def _covered_during(ep: Episode, d: Dwell, p: int) -> bool:
+        return any(d.frame_start <= f <= d.frame_end and p in c for f, _, c in ep.covered)
 
     def _touched_before_move(self, ep: Episode, before: Settled, before_pos: Position, moves: list[Move],
                              mover: str, after: Settled, knocked: set[int]) -> tuple[int, Dwell | None] | None:
