@@ -236,7 +236,14 @@ def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
 
 
 def _table_texture(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
-    h, w = TEX_H, TEX_W
+    """The table around the board, drawn at half resolution (it is never looked at closely)."""
+    img = _table_half(style, rng)
+    return cv2.resize(img, (TEX_W, TEX_H), interpolation=cv2.INTER_LINEAR)
+
+
+def _table_half(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
+    h, w = TEX_H // 2, TEX_W // 2
+    S = globals()["S"] / 2  # noqa: N806 - pixels per point spacing at this resolution
     c = style.table_colour
     if style.table == "wood":
         dark = tuple(np.asarray(c) * 0.6)
@@ -247,7 +254,7 @@ def _table_texture(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
         ang = rng.uniform(0, 180)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         d = (xx * math.cos(math.radians(ang)) + yy * math.sin(math.radians(ang)) + off) % step
-        img *= (1 - 0.35 * np.exp(-(d / 2.0) ** 2))[..., None]
+        img *= (1 - 0.35 * np.exp(-(d / 1.2) ** 2))[..., None]
         return img
     if style.table == "cloth":
         img = cloth(rng, h, w, c, weave=int(rng.integers(2, 5)))
@@ -265,7 +272,7 @@ def _table_texture(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
         sq = rng.uniform(4, 8) * S
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         g = np.minimum(xx % sq, yy % sq)
-        img *= (1 - 0.4 * np.exp(-(g / 2.5) ** 2))[..., None]
+        img *= (1 - 0.4 * np.exp(-(g / 1.5) ** 2))[..., None]
         return img
     if style.table == "stone":
         n = fbm(rng, h, w, base=8, octaves=6, persistence=0.65)

@@ -632,7 +632,10 @@ class Rig:
             img = cv2.LUT(img, fx.lut)
         if fx.blur > 0.3:
             img = cv2.GaussianBlur(img, (0, 0), fx.blur)
-        if fx.noise > 0.2:
+        if fx.noise > 0.2 and self.n == 1:  # a still: draw its noise directly
+            n = rng.normal(0, fx.noise, (self.H, self.W, 1)).astype(np.float32)
+            img = np.clip(img.astype(np.float32) + n, 0, 255).astype(np.uint8)
+        elif fx.noise > 0.2:
             n = self._noise_pair()
             oy, ox = int(rng.integers(0, 32)), int(rng.integers(0, 32))
             pos = n[0][oy:oy + self.H, ox:ox + self.W]
