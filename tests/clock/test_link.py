@@ -258,3 +258,18 @@ def test_resume_after_is_ignored_for_another_power_up(start_emulator):
         got = collect(link)
         assert wait_for(lambda: len(got) >= 3)
     assert [e.seq for e in got] == [1, 2, 3]
+
+
+def test_events_overwritten_while_no_host_listened_are_reported_lost(start_emulator):
+    emu = start_emulator("--presses", "10", "--interval", "10", "--start-ms", "100", "--capacity", "4")
+    time.sleep(0.6)  # ten events, the clock holds only the last four
+    with ClockLink(emu.path, resume_after=0) as link:
+        got = collect(link)
+        details: list[str] = []
+        link.subscribe_link(lambda st: details.append(st.detail))
+        assert wait_for(lambda: len(got) >= 4)
+        time.sleep(0.2)
+        counters = link.error_counts()
+    assert [e.seq for e in got] == [7, 8, 9, 10]
+    assert counters["events_lost"] == 6
+    assert any("6 clock events lost" in d for d in details)
