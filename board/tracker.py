@@ -362,8 +362,11 @@ class Tracker:
         prev_offsets = self.settled.offsets if self.settled is not None else offsets
         offsets = np.where(evidence.visible[:, None], offsets, prev_offsets)
         seen = evidence.visible | (self.settled.visible if self.settled is not None else False)
+        # Readings that say nothing yet (a reader still warming up) make a
+        # provisional reference: no incident is judged against its offsets.
+        informative = float(np.mean(np.exp(evidence.logp.max(axis=1)))) >= 0.5
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
-                               covered=~evidence.visible)
+                               provisional=not informative, covered=~evidence.visible)
         events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
                                                   before_pos, self.position, self.ply, self._move_sides()))
         self.state = QUIET
