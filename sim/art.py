@@ -295,6 +295,9 @@ def _paste_glyph(img: np.ndarray, mask: np.ndarray, cx: float, cy: float, colour
     if x0 < 0 or y0 < 0 or x1 > img.shape[1] or y1 > img.shape[0]:
         return
     roi = img[y0:y1, x0:x1]
+    if img.ndim == 2:  # an ink mask (uint8)
+        roi[:] = np.maximum(roi, (mask * alpha * 255).astype(np.uint8))
+        return
     a = (mask * alpha)[..., None]
     roi[:] = roi * (1 - a) + _colour(colour) * a
 
@@ -343,27 +346,29 @@ def render_world(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
     img[by0:by1, bx0:bx1] = surf
 
     lw = style.line_w * S
-    col = style.line
+    col = 255
+    ink = np.zeros((TEX_H, TEX_W), np.uint8)      # lattice, frame, marks
+    tink = np.zeros((TEX_H, TEX_W), np.uint8)     # river text and numerals
     # lattice: ranks full width; files split at the river except the edge files
     for r in range(10):
-        _line(img, (0, r), (8, r), col, lw)
+        _line(ink, (0, r), (8, r), col, lw)
     for f in range(9):
         if f in (0, 8):
-            _line(img, (f, 0), (f, 9), col, lw)
+            _line(ink, (f, 0), (f, 9), col, lw)
         else:
-            _line(img, (f, 0), (f, 4), col, lw)
-            _line(img, (f, 5), (f, 9), col, lw)
+            _line(ink, (f, 0), (f, 4), col, lw)
+            _line(ink, (f, 5), (f, 9), col, lw)
     for (a, b) in (((3, 0), (5, 2)), ((5, 0), (3, 2)), ((3, 7), (5, 9)), ((5, 7), (3, 9))):
-        _line(img, a, b, col, lw)
+        _line(ink, a, b, col, lw)
     g = style.border_gap
     fw = style.frame_w * S
     for (a, b) in (((-g, -g), (8 + g, -g)), ((8 + g, -g), (8 + g, 9 + g)), ((8 + g, 9 + g), (-g, 9 + g)), ((-g, 9 + g), (-g, -g))):
-        _line(img, a, b, col, fw)
+        _line(ink, a, b, col, fw)
     if style.marks:
         gap, arm = 0.08, 0.18
         pts = [(1, 2), (7, 2), (1, 7), (7, 7)] + [(f, 3) for f in range(0, 9, 2)] + [(f, 6) for f in range(0, 9, 2)]
         for (x, y) in pts:
-            _marks(img, x, y, col, max(1.0, lw * 0.8), gap, arm)
+            _marks(ink, x, y, col, max(1.0, lw * 0.8), gap, arm)
 
     # river text
     tc = style.text_colour
@@ -375,7 +380,7 @@ def render_world(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
         gm = fitted_glyph(ch, style.text_font, box, fill=0.95)
         u, v = to_tex(1.5 + i * spacing, 4.5)
         gm = np.rot90(gm, 2) if (style.river_flip and rng.random() < 0.0) else gm
-        _paste_glyph(img, gm, float(u), float(v), tc, 0.9)
+        _paste_glyph(tink, gm, float(u), float(v), tc, 0.9)
     for i, ch in enumerate(right):
         gm = fitted_glyph(ch, style.text_font, box, fill=0.95)
         x = 6.5 - (len(right) - 1 - i) * spacing
@@ -383,17 +388,32 @@ def render_world(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
             gm = np.rot90(gm, 2)
             x = 6.5 - i * spacing
         u, v = to_tex(x, 4.5)
-        _paste_glyph(img, gm, float(u), float(v), tc, 0.9)
+        _paste_glyph(tink, gm, float(u), float(v), tc, 0.9)
     if style.numerals:
         nb = int(0.42 * S)
         red_nums = "九八七六五四三二一"
         for f in range(9):
             gm = fitted_glyph(red_nums[f], style.text_font, nb, fill=0.9)
             u, v = to_tex(f, -g - 0.35)
-            _paste_glyph(img, gm, float(u), float(v), tc, 0.85)
+            _paste_glyph(tink, gm, float(u), float(v), tc, 0.85)
             gm = np.rot90(fitted_glyph(str(f + 1), style.text_font, nb, fill=0.9), 2)
             u, v = to_tex(f, 9 + g + 0.35)
-            _paste_glyph(img, gm, float(u), float(v), tc, 0.85)
+            _paste_glyph(tink, gm, float(u), float(v), tc, 0.85)
+
+    # ink is translucent: on wood the grain shows through, on print the density varies a little
+    through = 0.55 if style.kind == "wood" else 0.2
+    dens = (0.88 + 0.12 * fbm(rng, TEX_H // 4, TEX_W // 4, base=6, octaves=3))
+    dens = cv2.resize(dens, (TEX_W, TEX_H), interpolation=cv2.INTER_LINEAR)
+    for mask, colour in ((ink, style.line), (tink, style.text_colour)):
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            continue
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        a = (mask[y0:y1, x0:x1].astype(np.float32) / 255.0 * dens[y0:y1, x0:x1])[..., None]
+        roi = img[y0:y1, x0:x1]
+        c = _colour(colour)
+        target = through * roi * (c / 255.0) * 1.6 + (1 - through) * c
+        img[y0:y1, x0:x1] = roi * (1 - a) + np.minimum(target, 255) * a
 
     # board surface finish: folds / creases, edge darkening
     shade = np.ones((bh, bw), np.float32)
