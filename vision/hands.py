@@ -122,12 +122,12 @@ def _points_from_cells(c: np.ndarray) -> np.ndarray:
 class HandDetector:
     """Stateful per-video hand/occlusion detector on the rectified board."""
 
-    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_frames: int = 4, absorb_frames: int = 6,
-                 settle_frames: int = 20, adapt_rate: float = 0.02) -> None:
+    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.15, absorb_s: float = 0.3,
+                 settle_s: float = 1.0, adapt_rate: float = 0.02) -> None:
+        """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
+        the detector behaves the same at 10 fps and 60 fps."""
         self.on, self.off = on, off
-        self.quiet_frames = quiet_frames
-        self.absorb_frames = absorb_frames
-        self.settle_frames = settle_frames
+        self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
         self.reset()
 
@@ -136,11 +136,19 @@ class HandDetector:
         self.bg: np.ndarray | None = None
         self.prev: np.ndarray | None = None
         self.hidden_cells = np.zeros((GY, GX), bool)
-        self.still = np.zeros((GY, GX), np.int32)
+        self.still = np.zeros((GY, GX), np.int32)      # frames since each cell last changed
+        self.still_t = np.zeros((GY, GX), np.float64)  # ... and seconds
         self.calm = 0
+        self.calm_t = 0.0
+        self._t: float | None = None
+        self._n = 0
 
-    def update(self, frame_bgr: np.ndarray, h: np.ndarray) -> HandState:
-        """Process one frame with the board's homography `h` (board -> image)."""
+    def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
+        """Process one frame (video time `t` seconds) with the board's homography `h`."""
+        self._n += 1
+        t = self._n / 25.0 if t is None else float(t)
+        dt = 0.0 if self._t is None else max(0.0, t - self._t)
+        self._t = t
         feat = _features(rectify(frame_bgr, h))
         if self.bg is None:
             self.bg = feat.copy()
@@ -154,18 +162,22 @@ class HandDetector:
         hid = hid | (strong & (frac > 0.5 * self.off))
         self.hidden_cells = hid
         self.still = np.where(mov, 0, self.still + 1)
+        self.still_t = np.where(mov, 0.0, self.still_t + dt)
         ring = np.ones((GY, GX), bool)
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
         ring_active = bool((hid & ring).any() or (mov & ring).any())
+        settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
         # when nothing at all has moved for a long while, absorb everything (a captured piece
         # left beside the board, a cup put down on the ring)
-        if not mov.any() and (self.still >= self.settle_frames).all():
+        if (self.still >= 5).all() and (self.still_t >= self.settle_s).all():
             absorb = hid
         elif not ring_active:
-            absorb = hid & (self.still >= self.absorb_frames)
+            absorb = hid & settled
         else:
-            absorb = np.zeros_like(hid)
+            # something is crossing the ring: only cells far from any hidden region settle
+            busy = cv2.dilate((hid & ~settled).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+            absorb = hid & settled & ~busy
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)
@@ -175,8 +187,15 @@ class HandDetector:
         calm_px = _cells_to_pixels(~hid & ~mov).astype(np.float32)[..., None]
         self.bg += (self.adapt_rate * calm_px) * (feat - self.bg)
         self.prev = feat
-        active = hid.any() or mov.any()
-        self.calm = 0 if active else self.calm + 1
-        return HandState(hidden=_points_from_cells(hid), quiet=self.calm >= self.quiet_frames,
+        # quiet: nothing over the board and nothing moving over the points. Mere movement out
+        # on the ring (a shadow crossing the table edge) does not hold it up; an object there does
+        inner = ~ring
+        active = bool(hid.any() or (mov & inner).any())
+        if active:
+            self.calm, self.calm_t = 0, 0.0
+        else:
+            self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
+        quiet = self.calm >= 2 and self.calm_t >= self.quiet_s
+        return HandState(hidden=_points_from_cells(hid), quiet=quiet,
                          moving=_points_from_cells(mov), ring_active=ring_active,
                          cell_score=_points_from_cells(frac))

@@ -172,7 +172,7 @@ class BoardReader:
                 return Observation(t=t, frame_index=frame_index, pose=None, quiet=False,
                                    occluded=np.ones(NUM_POINTS, bool), probs=self.probs.copy(),
                                    offset=self.offset.copy())
-        hs = self.hands.update(frame_bgr, self.h)
+        hs = self.hands.update(frame_bgr, self.h, t)
         self._hidden = hs.hidden
         self.dirty |= hs.hidden | hs.moving
         if hs.quiet and self.dirty.any() and self._clf is not None:

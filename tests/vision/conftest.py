@@ -22,10 +22,12 @@ def still(seed: int, look: str | None = None, tilt: float | None = None, azimuth
 
 
 @functools.lru_cache(maxsize=None)
-def clip(seed: int, plies: int = 1, width: int = 960, height: int = 540, fps: float = 10.0):
+def clip(seed: int, plies: int = 1, width: int = 960, height: int = 540, fps: float = 10.0,
+         flicker: float | None = None):
     """All frames of a short sim clip with a hand making `plies` moves, cached."""
     import sim
-    spec = sim.ClipSpec(seed=seed, random_plies=plies, width=width, height=height, fps=fps)
+    cam = {"flicker": flicker} if flicker else None
+    spec = sim.ClipSpec(seed=seed, random_plies=plies, width=width, height=height, fps=fps, camera=cam)
     return list(sim.render_clip(spec))
 
 

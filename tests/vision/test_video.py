@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision import geometry as geo
 from vision.reader import BoardReader
@@ -53,8 +54,10 @@ def test_board_gone_gives_no_pose_then_comes_back(vsim):
     assert got is not None and vsim.lattice_error(got.homography, truth.homography) < 1.0
 
 
-def test_hands_hidden_and_quiet(vsim):
-    frames = vsim.clip(11, plies=1)
+@pytest.mark.parametrize("seed,flicker", [(11, None), (22, 0.05)])
+def test_hands_hidden_and_quiet(vsim, seed, flicker):
+    """Both clips have a moving shadow crossing the board; the second a flickering lamp too."""
+    frames = vsim.clip(seed, plies=1, flicker=flicker)
     reader = BoardReader(classify=False)
     hit = total = 0
     false_quiet = 0
@@ -64,8 +67,14 @@ def test_hands_hidden_and_quiet(vsim):
         obs = reader.process(frame, truth.t, i)
         assert obs.pose is not None
         assert vsim.lattice_error(obs.pose.homography, truth.homography) < 1.0
+        occluded = obs.occluded
+        if vsim.max_point_error(obs.pose.homography, truth.homography) > 1.0:
+            # without the piece classifier red's side comes from ink colour and may be the other
+            # end; the geometry is right, so compare points in the truth's numbering
+            assert vsim.max_point_error(obs.pose.homography @ geo.board_symmetry("rot180"), truth.homography) < 1.0
+            occluded = occluded[::-1]
         if truth.hidden.any():
-            hit += int((obs.occluded & truth.hidden).sum())
+            hit += int((occluded & truth.hidden).sum())
             total += int(truth.hidden.sum())
             false_quiet += int(obs.quiet)
         elif 5 <= i < first_hand:
