@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 from pathlib import Path
 
@@ -176,3 +177,95 @@ def test_c_and_python_stream_readers_agree_on_random_noise(runner):
     got = run_lines(runner, [f"reader {s.hex() or '-'}" for s in streams])
     for s, g in zip(streams, got):
         assert g == _python_reader(s), s.hex()
+
+
+def _random_host_traffic(rng: random.Random) -> list[str]:
+    """A session of host frames (valid, mangled, unknown) with presses and time passing."""
+    lines = [f"init {rng.choice([1, 4, 32])} {rng.randrange(2**32)}"]
+    t = rng.randrange(0, 2**32)
+    session = rng.randrange(2**32)
+    for _ in range(rng.randrange(5, 40)):
+        t = (t + rng.choice([0, 1, 7, 199, 200, 999, 1000, 5000, rng.randrange(100_000)])) & 0xFFFFFFFF
+        r = rng.random()
+        if r < 0.2:
+            lines.append(f"press {t} {rng.choice([0, 1, 1, 0, 2])}")
+        elif r < 0.3:
+            lines.append(f"poll {t}")
+        elif r < 0.35:
+            lines.append(f"pause {t}")
+        else:
+            mtype = rng.choice([1, 2, 3, 4, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x20, 0x84])
+            seq = rng.choice([0, 1, 2, 3, rng.randrange(40), rng.randrange(2**32)])
+            if mtype == 1:
+                payload = codec.pack_hello(rng.choice([0, 1]), rng.choice([1, 2]), rng.choice([session, 9]))
+            elif mtype in (3, 4):
+                payload = codec.pack_u32(rng.randrange(12))
+            elif mtype == 0x10:
+                tc = codec.TimeControl(
+                    tuple(codec.Stage(rng.randrange(1, 5000), rng.randrange(0, 4)) for _ in range(rng.randrange(1, 5))),
+                    rng.choice([0, 500]), rng.choice([0, 300]), codec.DelayMode(rng.randrange(3)),
+                    rng.choice([0, 700]), 0, rng.random() < 0.5,
+                )
+                if tc.byo_ms:
+                    tc = codec.TimeControl(tc.stages, tc.increment_ms, tc.delay_ms, tc.delay_mode, tc.byo_ms, rng.randrange(1, 4), tc.carry_time)
+                payload = tc.pack()
+            elif mtype in (0x11, 0x12):
+                payload = bytes([rng.choice([0, 1, 5])]) + rng.randbytes(4)
+            elif mtype == 0x16:
+                payload = bytes([rng.randrange(4)]) + rng.choice(["炮二平五", "C2.5", ""]).encode()[: rng.randrange(13)]
+            else:
+                payload = rng.randbytes(rng.choice([0, 0, 1, 4, 5]))
+            wire = bytearray(codec.encode_frame(Frame(mtype, seq, payload, rng.choice([1, 1, 1, 2]))))
+            if rng.random() < 0.15:
+                wire[rng.randrange(len(wire))] = rng.randrange(256)
+            lines.append(f"rx {t} {bytes(wire).hex()}")
+    return lines
+
+
+def _python_device_answers(lines: list[str]) -> list[str]:
+    out, dev = [], None
+    for line in lines:
+        op, *args = line.split()
+        if op == "init":
+            dev = ClockDevice(0, capacity=int(args[0]), boot_id=int(args[1]))
+            out.append("ok")
+            continue
+        t = int(args[0])
+        if op == "rx":
+            dev.receive(bytes.fromhex(args[1]), t)
+        elif op == "press":
+            dev.press(int(args[1]), t)
+        elif op == "pause":
+            dev.pause_button(t)
+        else:
+            dev.poll(t)
+        out.append(f"tx {dev.take_output().hex() or '-'}")
+    return out
+
+
+@needs_cc
+def test_c_and_python_devices_agree_on_random_sessions(runner):
+    """Differential fuzz of the whole clock: 250 random sessions, byte-identical output."""
+    rng = random.Random(7)
+    sessions = [_random_host_traffic(rng) for _ in range(250)]
+    lines = [line for s in sessions for line in s]
+    got = run_lines(runner, lines)
+    want = _python_device_answers(lines)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"line {i}: {lines[i]}\n C  {g}\n Py {w}"
+
+
+def test_avr_cross_build(tmp_path):
+    """The firmware for the Nano compiles and fits (skipped where gcc-avr is not installed)."""
+    import shutil
+
+    if not (shutil.which("avr-gcc") and shutil.which("avr-objcopy") and shutil.which("make")):
+        pytest.skip("avr-gcc not installed (Debian: apt-get install gcc-avr avr-libc)")
+    proc = subprocess.run(["make", "-s", "-C", str(cbuild.FIRMWARE), f"BUILD={tmp_path}", "avr"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "xqclock.hex").stat().st_size > 1000
+    m = re.search(r"Program:\s+(\d+) bytes", proc.stdout)
+    d = re.search(r"Data:\s+(\d+) bytes", proc.stdout)
+    if m and d:
+        assert int(m.group(1)) < 30 * 1024 and int(d.group(1)) < 1600  # 32 KB flash, 2 KB RAM
