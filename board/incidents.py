@@ -159,7 +159,7 @@ class IncidentTracker:
         return {"before": ep.before.frame_index, "during": during, "after": after.frame_index}
 
     def after_settle(self, ep: Episode, after: Settled, ex: Explanation | None, before_pos: Position,
-                     after_pos: Position, ply: int, _unused: list[str] | None = None) -> list[Event]:
+                     ply: int) -> list[Event]:
         """Incidents of one settled episode. `ex` is None when the settle was not explained."""
         if ep.before.provisional:
             return []

@@ -27,7 +27,7 @@ from rules.notation import format_move
 
 from .episode import Episode, Settled
 from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, point_name
-from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, board_classes, classes_to_string,
+from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, board_classes,
                       explain, log_readings, physical_move)
 from . import incidents as incident_rules
 
@@ -368,7 +368,7 @@ class Tracker:
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
                                provisional=not informative, covered=~evidence.visible)
         events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
-                                                  before_pos, self.position, self.ply, self._move_sides()))
+                                                  before_pos, self.ply))
         self.state = QUIET
         self.episode = None
         self._reset_window()
@@ -390,9 +390,6 @@ class Tracker:
         if (piece.isupper()) == (self.position.turn == RED):
             return False
         return any(m.to_sq == p for m in self.position.legal_moves())
-
-    def _move_sides(self) -> list[str]:
-        return []
 
     def _accept(self, ex: Explanation, last: _Frame, episode: Episode) -> list[Event]:
         assert self.position is not None
