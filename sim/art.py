@@ -313,9 +313,15 @@ def _marks(img, x, y, colour, w_px, style_gap, arm):
             _line(img, (px, py), (px, py + sy * arm), colour, w_px)
 
 
-def render_world(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
-    """The world texture (TEX_H, TEX_W, 3) uint8: table, board with lattice, text, clutter."""
+def render_world(style: BoardStyle, rng: np.random.Generator, table_out: list | None = None) -> np.ndarray:
+    """The world texture (TEX_H, TEX_W, 3) uint8: table, board with lattice, text, clutter.
+
+    table_out, when given, receives the bare table texture (no board, no clutter): the renderer
+    tiles it for views that reach beyond the world texture.
+    """
     img = _table_texture(style, rng)
+    if table_out is not None:
+        table_out.append(np.clip(img, 0, 255).astype(np.uint8))
     _clutter(img, rng, style)  # before the board: objects may be partly under it, never over it
     m = style.margin
     bx0, by0 = to_tex(-m, 10 - 1 + m)

@@ -51,8 +51,13 @@ class Camera:
         if p.shape[-1] == 2:
             p = np.concatenate([p, np.zeros(p.shape[:-1] + (1,))], axis=-1)
         c = p @ self.R.T + self.t
-        z = np.maximum(c[..., 2:3], 1e-6)
+        z = np.maximum(c[..., 2:3], 1e-3)
         xn = c[..., :2] / z
+        # Far outside the view the distortion polynomial folds back into the image: clamp the
+        # radius (points out there stay out of the frame, in the right direction).
+        r = np.sqrt((xn ** 2).sum(axis=-1, keepdims=True))
+        lim = self.radius_limit
+        xn = xn * np.minimum(1.0, lim / np.maximum(r, 1e-12))
         k1, k2, p1, p2, k3 = self.dist
         x, y = xn[..., 0], xn[..., 1]
         r2 = x * x + y * y
@@ -62,6 +67,13 @@ class Camera:
         u = self.K[0, 0] * xd + self.K[0, 2]
         v = self.K[1, 1] * yd + self.K[1, 2]
         return np.stack([u, v], axis=-1)
+
+    @property
+    def radius_limit(self) -> float:
+        """Normalised radius beyond which projections are clamped: 1.3x the frame corner."""
+        cx = max(self.K[0, 2], self.width - 1 - self.K[0, 2]) / self.K[0, 0]
+        cy = max(self.K[1, 2], self.height - 1 - self.K[1, 2]) / self.K[1, 1]
+        return 1.3 * float(np.hypot(cx, cy))
 
     def depth(self, pts: np.ndarray) -> np.ndarray:
         p = np.asarray(pts, dtype=np.float64)

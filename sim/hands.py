@@ -37,9 +37,11 @@ def draw_hand_look(rng: np.random.Generator) -> HandLook:
     if rng.random() < 0.3:
         g = rng.uniform(20, 90)
         sleeve = (g, g, g + rng.uniform(-5, 20))
+    long_sleeve = rng.random() < 0.6
     return HandLook(skin=tuple(float(c) for c in np.clip(base, 0, 255)), sleeve=sleeve,
-                    sleeve_start=float(rng.uniform(5.0, 8.0)), sleeve_w=float(rng.uniform(1.25, 1.6)),
-                    scale=float(rng.uniform(0.9, 1.12)), bare_arm=bool(rng.random() < 0.25),
+                    sleeve_start=float(rng.uniform(3.7, 5.5) if long_sleeve else rng.uniform(7.5, 9.5)),
+                    sleeve_w=float(rng.uniform(1.2, 1.55) if long_sleeve else rng.uniform(1.35, 1.7)),
+                    scale=float(rng.uniform(0.9, 1.12)), bare_arm=bool(rng.random() < 0.08),
                     cuff=bool(rng.random() < 0.5))
 
 
@@ -121,7 +123,7 @@ def hand_parts(pose: HandPose, look: HandLook) -> list[tuple[str, np.ndarray]]:
     allab = np.vstack([ab for _, ab, _ in local]) * s
     bases = np.concatenate([np.full(len(ab), base) for _, ab, base in local])
     xy = tip + np.outer(allab[:, 0], a) + np.outer(allab[:, 1], b)
-    z = pose.z + bases + 0.22 * np.maximum(allab[:, 0] - 2.6 * s, 0)
+    z = pose.z + bases + 0.22 * np.maximum(allab[:, 0] - 2.6 * s, 0) + 0.45 * np.maximum(allab[:, 0] - 8.5 * s, 0)
     world = np.column_stack([xy, z])
     out, k = [], 0
     for name, ab, _ in local:

@@ -206,7 +206,9 @@ class Rig:
         r_look, r_art, r_piece, r_cam, r_script, r_fx, r_game, r_inc, r_hand, r_bump = streams
         self.look = spec.look or LOOKS[int(r_look.integers(len(LOOKS)))]
         self.style = art.draw_style(self.look, r_art)
-        self.world = art.render_world(self.style, r_art)
+        table: list = []
+        self.world = art.render_world(self.style, r_art, table)
+        self.table = table[0]
         kind = {"wood": ["wood", "wood", "bamboo", "plastic"], "plastic": ["plastic", "white", "white"]}.get(
             self.look, ["wood", "plastic", "white", "bamboo"])
         self.pstyle: PieceStyle = draw_piece_style(r_piece, kind[int(r_piece.integers(len(kind)))])
@@ -395,6 +397,11 @@ class Rig:
             src = cv2.GaussianBlur(src, (0, 0), 0.45 / max(scale, 0.2))
         m1, m2 = cv2.convertMaps(mu, mv, cv2.CV_16SC2)
         bg = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+        outside = (mu < 1) | (mv < 1) | (mu > art.TEX_W - 2) | (mv > art.TEX_H - 2)
+        if outside.any():  # beyond the drawn world: more of the bare table, tiled
+            tsrc = self.table if scale >= 0.75 else cv2.GaussianBlur(self.table, (0, 0), 0.45 / max(scale, 0.2))
+            far = cv2.remap(tsrc, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+            bg[outside] = far[outside]
         self._board_sides(bg, cam)
         if len(self._bg_cache) > 3:
             self._bg_cache.clear()
@@ -436,7 +443,7 @@ class Rig:
             cv2.fillPoly(region, [np.round(outline * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
             d["region"] = region
             d["gain"] = self._base_gain(cam)
-            d["glare"] = self._glare(cam)
+            d["glare"] = self._glare(cam, region)
             self._pose_cache[pid] = d
         return self._pose_cache[pid]
 
@@ -450,7 +457,7 @@ class Rig:
         g *= self.fx.exposure
         return g.astype(np.float32)
 
-    def _glare(self, cam: Camera) -> np.ndarray | None:
+    def _glare(self, cam: Camera, region: np.ndarray) -> np.ndarray | None:
         if self.fx.glare is None:
             return None
         cx, cy, rx, ry, ang, strength = self.fx.glare
@@ -459,7 +466,8 @@ class Rig:
                     ang, 0, 360, 1.0, -1, cv2.LINE_AA)
         g = cv2.GaussianBlur(g, (0, 0), 12)
         g = cv2.resize(g, (self.W, self.H))
-        return (g * strength).astype(np.uint8)
+        on_board = cv2.GaussianBlur(region, (0, 0), 2).astype(np.float32) / 255.0
+        return (g * on_board * strength).astype(np.uint8)
 
     def _face(self, letter: str, rot: float) -> np.ndarray:
         key = (letter, round(rot, 2))
