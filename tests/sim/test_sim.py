@@ -286,3 +286,28 @@ def test_between_points_piece_moved_closes_its_incident():
     assert inc["points"] == ["e2"]
     # it ends when the piece is lifted for move 3, before that move settles
     assert truth.moves[0]["frame_release"] <= inc["frames"][0] < inc["frames"][1] < truth.moves[2]["frame_settled"]
+
+
+def test_bump_moves_the_view_and_the_truth_follows_it():
+    spec = ClipSpec(seed=31, look="mat", start_fen="3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+                    moves=["e0e1", "d9d8", "e1e0", "d8d9"], incidents=[],
+                    camera={"clean": True, "bump": True, "tilt_deg": 20.0, "fill": 0.95})
+    rig = Rig(spec)
+    truth = rig.clip_truth([])
+    bumps = [e for e in truth.events if e["kind"] == "bump"]
+    assert len(bumps) == 1
+    start, end = bumps[0]["frames"]
+    img0, t0 = rig.render(start - 1)
+    img1, t1 = rig.render(rig.n - 1)
+    assert np.abs(t1.points - t0.points).max() > 2.0, "the bump did not move the view"
+    assert t0.quiet and t1.quiet
+    for img, tr in ((img0, t0), (img1, t1)):
+        gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for i in (10, 12, 14, 16, 28, 34, 46, 52, 64, 70):   # inner points away from the kings
+            p = tr.points[i]
+            d_rank, d_file = tr.points[i + 1] - p, tr.points[i + 9] - p
+            if i // 9 == 4:
+                d_file = tr.points[i - 9] - p
+            o1 = _line_offset(gray, p, d_rank / np.linalg.norm(d_rank), np.linalg.norm(d_rank))
+            o2 = _line_offset(gray, p, d_file / np.linalg.norm(d_file), np.linalg.norm(d_file))
+            assert abs(o1) < 0.8 and abs(o2) < 0.8, f"frame {tr.frame_index} point {i}: lines off by {o1:.2f}, {o2:.2f} px"
