@@ -566,7 +566,8 @@ class Rig:
         if plan.sliding is not None:
             pc, x, y, rot = plan.sliding
             draw_piece(img, cam, x, y, self._face(pc, rot), self.pstyle)
-            loose.append({"piece": pc, "x": round(x, 4), "y": round(y, 4), "where": "hand"})
+        for pc in plan.carried:  # held (or slid) under the fingers: at the fingertips
+            loose.append({"piece": pc, "x": round(plan.hand.x, 4), "y": round(plan.hand.y, 4), "where": "hand"})
         mask = np.zeros((self.H, self.W), np.uint8)
         if plan.hand is not None:
             under = img.copy() if self.fx.motion_blur else None

@@ -40,6 +40,7 @@ class FramePlan:
     hand: HandPose | None = None
     side: str = "w"                   # whose hand
     sliding: tuple | None = None      # (piece, x, y, rot) dragged along the board under the fingers
+    carried: tuple = ()               # pieces held in the hand (lifted off the board)
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Choreographer:
         self.shoulder = {"w": np.array([4 + rng.uniform(0.3, 2.5), -8.5 - rng.uniform(0, 1.5)]),
                          "b": np.array([4 - rng.uniform(0.3, 2.5), 17.5 + rng.uniform(0, 1.5)])}
         self.pending_between: dict[str, list] = {"w": [], "b": []}
+        self.carrying: list[str] = []
 
     # --- state ---------------------------------------------------------------------------------
     def _placed(self, piece: str, big: float = 0.0, direction: float | None = None) -> Placed:
@@ -99,7 +101,8 @@ class Choreographer:
         return len(self.tl.snaps) - 1
 
     def _emit(self, hand: HandPose | None, side: str, sliding: tuple | None = None) -> None:
-        self.tl.frames.append(FramePlan(snap=self._cur, hand=hand, side=side, sliding=sliding))
+        carried = tuple(self.carrying) if hand is not None else ()
+        self.tl.frames.append(FramePlan(snap=self._cur, hand=hand, side=side, sliding=sliding, carried=carried))
 
     def frames_for(self, seconds: float) -> int:
         return max(1, int(round(seconds * self.fps * self.tempo)))
@@ -236,18 +239,21 @@ class Choreographer:
             hand = self.travel(side, hand, over, rng.uniform(0.45, 0.7), arc=0.6)
             self.hold(0.16, side, over)
             del self.points[to]
+            self.carrying.append(victim.piece)
             self._close_between(to)
             self._snap()
             ax, ay = self._aside_spot(side)
             drop = self.pose(side, ax, ay, 0.5, 0.3)
             hand = self.travel(side, over, drop, rng.uniform(0.4, 0.6), arc=1.0)
             self.aside.append((victim.piece, ax, ay, victim.rot))
+            self.carrying.remove(victim.piece)
             self._snap()
             self.hold(0.1, side, drop)
         over = self.pose(side, fx, fy, 0.45, 0.3)
         hand = self.travel(side, hand, over, rng.uniform(0.45, 0.8), arc=0.8)
         self.hold(rng.uniform(0.12, 0.25), side, over)
         del self.points[fr]
+        self.carrying.append(piece.piece)
         self._close_between(fr)
         self._snap()
         dist = math.hypot(tx - fx, ty - fy)
@@ -260,6 +266,7 @@ class Choreographer:
             hand = self.travel(side, over, dest, 0.25 + 0.06 * dist, arc=min(1.5, 0.4 + 0.2 * dist))
         if capture and not capture_first:
             victim = self.points.pop(to)
+            self.carrying.append(victim.piece)
             self._close_between(to)
             self._snap()
             self.hold(0.12, side, dest)
@@ -271,6 +278,7 @@ class Choreographer:
         else:
             placed = self._placed(piece.piece)
         self.points[to] = placed
+        self.carrying.remove(piece.piece)
         knocked_sq = None
         if "knocked" in inc_kinds:
             nbrs = [s for s in self.points if s != to and abs(s % 9 - to % 9) + abs(s // 9 - to // 9) <= 2]
@@ -290,6 +298,7 @@ class Choreographer:
             drop = self.pose(side, ax, ay, 0.5, 0.3)
             hand = self.travel(side, dest, drop, rng.uniform(0.4, 0.6), arc=1.0)
             self.aside.append((victim.piece, ax, ay, victim.rot))
+            self.carrying.remove(victim.piece)
             self._snap()
             self.hold(0.1, side, drop)
             dest = drop

@@ -169,6 +169,14 @@ def test_move_frames_follow_the_game():
         _, tr_start = rig.render(prev_settle, with_mask=False)
         assert tr_start.board == before
         prev_settle = f
+    # no piece ever vanishes: on points + in the hand + set aside = all pieces, every frame
+    total = sum(c != "." for c in fen_to_board(Position().fen()))
+    in_hand_seen = 0
+    for i in range(0, rig.n, 3):
+        _, tr = rig.render(i, with_mask=False)
+        assert sum(c != "." for c in tr.board) + len(tr.loose) == total, f"frame {i}: piece count off"
+        in_hand_seen += any(p["where"] == "hand" for p in tr.loose)
+    assert in_hand_seen > 0
 
 
 def test_planted_incidents_are_in_the_truth():
