@@ -133,8 +133,10 @@ def fit_h_from_line_points(img_pts: np.ndarray, axis: np.ndarray, value: np.ndar
         rows[~ax0, 3:6] = ph[~ax0]
         rows[:, 6:9] = -value[:, None] * ph
         ww = np.sqrt(w * rob) / scale
-        _, _, vt = np.linalg.svd(rows * ww[:, None], full_matrices=False)
-        g = vt[-1].reshape(3, 3)
+        a = rows * ww[:, None]
+        # smallest eigenvector of the 9x9 normal matrix (coordinates are normalised, so this
+        # is as good as an SVD of the tall matrix and far cheaper)
+        g = np.linalg.eigh(a.T @ a)[1][:, 0].reshape(3, 3)
         den = ph @ g[2]
         if np.median(den) < 0:
             g = -g

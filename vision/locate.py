@@ -58,15 +58,21 @@ def to_gray(image: np.ndarray) -> np.ndarray:
         if image.dtype == np.uint8 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def _segments(gray: np.ndarray) -> np.ndarray:
-    """Line segments (N, 4) x1 y1 x2 y2 from LSD on a contrast-normalised image."""
+LSD_MAX = 720  # line segments are found at this resolution (longest side): LSD is the costliest step
+
+
+def _segments(gray: np.ndarray, lsd_max: int = LSD_MAX) -> np.ndarray:
+    """Line segments (N, 4) x1 y1 x2 y2 (in `gray` pixels) from LSD on a contrast-normalised image."""
     clahe = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
-    g = clahe.apply(gray)
+    k = min(1.0, lsd_max / max(gray.shape))
+    g = cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else gray
+    g = clahe.apply(g)
     lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
     segs = lsd.detect(g)[0]
     if segs is None:
         return np.zeros((0, 4))
-    segs = segs.reshape(-1, 4).astype(np.float64)
+    # pixel centres: u_small = (u + 0.5) * k - 0.5
+    segs = (segs.reshape(-1, 4).astype(np.float64) + 0.5) / k - 0.5
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     return segs[length >= max(8.0, 0.008 * max(gray.shape))]
 
@@ -269,14 +275,15 @@ def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
 
 
 def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
-           rounds: int = 3, min_strength: float = 5.0, step: float = 0.1) -> tuple[np.ndarray, float]:
+           rounds: int = 3, min_strength: float = 5.0, step: float = 0.1,
+           extra: int = 3) -> tuple[np.ndarray, float]:
     """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support)."""
     pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     support = 0.0
     frac = search_frac
-    for _ in range(rounds + 3):
+    for _ in range(rounds + extra):
         sp = geo.point_spacing_px(h)
         w = _line_width(sp)
         search = max(2.0, frac * sp)
@@ -293,7 +300,8 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
         bp = geo.apply_h(np.linalg.inv(h_new), m.image_pts[ok])
         res = np.abs(np.where(axis[ok] == 0, bp[:, 0], bp[:, 1]) - value[ok])
         ids_ok = ids[ok]
-        med = np.array([np.median(res[ids_ok == i]) if np.any(ids_ok == i) else 0.0 for i in range(19)])
+        cnt = np.bincount(ids_ok, minlength=19)
+        med = np.bincount(ids_ok, weights=np.minimum(res, 0.3), minlength=19) / np.maximum(cnt, 1)
         bad_lines = np.flatnonzero(med > max(0.05, 3 * np.median(med)))
         if len(bad_lines) and len(bad_lines) <= 3:
             keep = ok & ~np.isin(ids, bad_lines)
@@ -361,18 +369,12 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- main entry
-def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
-    """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError."""
-    gray_full = to_gray(image)
-    H, W = gray_full.shape
-    if min(H, W) < 60:
-        raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
-    f = min(1.0, WORK_MAX / max(H, W))
-    gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray_full
+def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.ndarray, int] | None:
+    """Best lattice (score, H board->gray, polarity) from line segments found at lsd_max px."""
     gh, gw = gray.shape
-    segs = _segments(gray)
+    segs = _segments(gray, lsd_max)
     if len(segs) < 20:
-        raise BoardNotFoundError("no board found: too few straight lines in the image")
+        return None
     c = np.array([gw / 2, gh / 2])
     s = 2.0 / max(gw, gh)
     norm = np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]])
@@ -416,8 +418,8 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
         rough.sort(key=lambda r: -r[0])
         # ... then pull the best few onto the nearby ridges and judge them strictly
         refined = []
-        for _, hb, pol in rough[:6]:
-            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2)
+        for _, hb, pol in rough[:4]:
+            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2, extra=1)
             refined.append((_verify(gray, hb, pol)[0], hb, pol))
         refined.sort(key=lambda r: -r[0])
         # the geometry of the best ones is now right; find which 9x10 window of lines it is
@@ -427,7 +429,28 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
             sc = _verify(gray, hb, pol)[0]
             if best is None or sc > best[0]:
                 best = (sc, hb, pol)
+            if sc > 0.45:  # clearly a board: no need to look at the runner-up
+                break
         if best is not None and best[0] > 0.45:
+            break
+    return best
+
+
+def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
+    """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError."""
+    gray_full = to_gray(image)
+    H, W = gray_full.shape
+    if min(H, W) < 60:
+        raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
+    f = min(1.0, WORK_MAX / max(H, W))
+    gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray_full
+    best = None
+    # segments at a modest resolution first (LSD is the costliest step); finer only if needed
+    for lsd_max in (LSD_MAX, WORK_MAX):
+        got = _search(gray, lsd_max, rng_seed)
+        if got is not None and (best is None or got[0] > best[0]):
+            best = got
+        if best is not None and best[0] >= 0.3 or lsd_max >= max(gray.shape):
             break
     if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
@@ -483,10 +506,10 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) ->
                 files = a_lines[a0:a0 + 9, b0:b0 + 9]     # 9 files x 9 rank-segments
                 ranks = a_segs[b0:b0 + 10, a0:a0 + 8]     # 10 ranks x 8 file-segments
                 river = files[1:8, 4]
-                inside = np.concatenate([files[[0, 8]].ravel(), np.delete(files[1:8], 4, axis=1).ravel(), ranks.ravel()])
-                sup = inside.mean()
-                per_line = np.concatenate([np.delete(files, 4, axis=1).mean(axis=1), ranks.mean(axis=1)])
-                lines_ok = float(np.mean(per_line >= 0.15))
+                sup = (files.sum() - river.sum() + ranks.sum()) / (81 - 7 + 80)
+                per_file = (files.sum(axis=1) - files[:, 4]) / 8.0
+                per_rank = ranks.mean(axis=1)
+                lines_ok = (np.count_nonzero(per_file >= 0.15) + np.count_nonzero(per_rank >= 0.15)) / 19.0
                 ext = []
                 if b0 - 1 >= 0:
                     ext.append(a_lines[a0:a0 + 9, b0 - 1])
@@ -496,7 +519,7 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) ->
                     ext.append(a_segs[b0:b0 + 10, a0 - 1])
                 if a0 + 8 < a_segs.shape[1]:
                     ext.append(a_segs[b0:b0 + 10, a0 + 8])
-                ext_line = float(np.concatenate(ext).mean()) if ext else 0.0
+                ext_line = float(sum(e.sum() for e in ext) / sum(e.size for e in ext)) if ext else 0.0
                 score = sup * lines_ok ** 2 * (1.0 - 0.5 * river.mean()) - 0.5 * ext_line
                 if score > best[0] + 1e-9:
                     x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
