@@ -100,6 +100,29 @@ def _king_attacked(b: list[int], ksq: int, side: int) -> bool:
     return False
 
 
+def _near_attacked(b: list[int], ksq: int, side: int) -> bool:
+    """The part of `_king_attacked` not covered by the ray/horse scan of `legal_moves`."""
+    s = 1 if side == 0 else -1
+    o = 1 - side
+    eP = -P * s
+    for p in _PAWN_ATK[o][ksq]:
+        if b[p] == eP:
+            return True
+    eK = -K * s
+    for p in _KING_ATK[o][ksq]:
+        if b[p] == eK:
+            return True
+    eA = -A * s
+    for p in _ADV_ATK[o][ksq]:
+        if b[p] == eA:
+            return True
+    eB = -B * s
+    for p, eye in _ELE_ATK[o][ksq]:
+        if b[p] == eB and not b[eye]:
+            return True
+    return False
+
+
 def _gen(b: list[int], squares: Iterable[int], side: int, sens, safe: list, test: list) -> None:
     """Pseudo-legal moves of `side`'s pieces on `squares`; moves of pieces in `sens` go to
     `test` (their legality must be probed), all others to `safe`. Written flat on purpose:
@@ -452,8 +475,9 @@ class Position:
                     if b[h] == eN:
                         sens.add(leg)
         if not check:
-            # soldiers, and odd placements of general/advisor/elephant next to ours
-            check = _king_attacked(b, ksq, side)
+            # soldiers, and odd placements of general/advisor/elephant next to ours (the rays
+            # and horses were covered by the scan above)
+            check = _near_attacked(b, ksq, side)
         own = self._sq[side]
         safe: list[Move] = []
         test: list[Move] = []

@@ -1,0 +1,165 @@
+"""Rules engine speed: perft and legal-move generation, side by side with Fairy-Stockfish (pyffish).
+
+Run from the repository root:  python bench/rules_bench.py [--perft5] [--positions N] [--no-sf]
+
+Figures printed:
+- perft(3) and perft(4) from the start (bulk counting at the leaves), seconds and nodes/s; with
+  --perft5 also perft(5). pyffish has no perft, so its figure is the same bulk-counting recursion
+  over its `legal_moves(variant, fen, moves)` call (FEN + move list set up again in C++ at every
+  node: what a Python program using pyffish pays, not Fairy-Stockfish's native search speed).
+  That costs ~1-2 ms per call, so pyffish runs perft(3) by default (--sf-perft4 for depth 4,
+  several minutes).
+- legal moves per position, microseconds, over positions from the real games in
+  tests/data/games/games.jsonl: ours on a ready Position, ours including FEN parsing (the fair
+  comparison with pyffish, whose API takes a FEN), and pyffish.
+Times are CPU seconds of this process (time.process_time), best of a few repeats, so that a
+shared, loaded machine does not inflate them; perft(4) also shows wall-clock seconds. The ratio
+column is xqtrack time / pyffish time (below 1 = xqtrack is faster).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rules import START_FEN, Move, Position  # noqa: E402
+from rules.perft import perft  # noqa: E402
+
+
+def _sf_move(m: Move) -> str:
+    f, t = m.from_sq, m.to_sq
+    return f"{'abcdefghi'[f % 9]}{f // 9 + 1}{'abcdefghi'[t % 9]}{t // 9 + 1}"
+
+
+def sf_perft(sf, fen: str, depth: int, moves: list[str] | None = None) -> int:
+    moves = moves or []
+    legal = sf.legal_moves("xiangqi", fen, moves)
+    if depth == 1:
+        return len(legal)
+    return sum(sf_perft(sf, fen, depth - 1, moves + [m]) for m in legal)
+
+
+def best_of(fn, repeats: int) -> tuple[float, object]:
+    """Best CPU time of `repeats` runs, and the result."""
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.process_time()
+        result = fn()
+        best = min(best, time.process_time() - t0)
+    return best, result
+
+
+def game_positions(limit: int) -> list[Position]:
+    """Every `step`-th position of the real games, up to `limit` positions."""
+    lines = (ROOT / "tests/data/games/games.jsonl").read_text(encoding="utf-8").splitlines()
+    positions: list[Position] = []
+    for line in lines:
+        game = json.loads(line)
+        pos = Position.from_fen(game["start_fen"]) if game["start_fen"] else Position()
+        for i, text in enumerate(game["moves_iccs"]):
+            if i % 7 == 3:
+                p = pos.copy()
+                p.move_stack.clear()
+                p._undo.clear()
+                positions.append(p)
+            pos.push(Move.from_iccs(text))
+        if len(positions) >= limit:
+            break
+    return positions[:limit]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--perft5", action="store_true", help="also time perft(5) from the start (~1-2 min)")
+    ap.add_argument("--positions", type=int, default=3000, help="real-game positions for the move-generation figure")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-sf", action="store_true", help="skip pyffish")
+    ap.add_argument("--sf-perft4", action="store_true", help="also run pyffish perft(4) (minutes)")
+    args = ap.parse_args(argv)
+
+    try:
+        import pyffish as sf  # type: ignore
+    except ImportError:
+        sf = None
+    if args.no_sf:
+        sf = None
+
+    try:
+        from rules import _accel  # type: ignore  # optional C accelerator, if built
+        accel = "C accelerator" if _accel.available() else "pure Python"
+    except ImportError:
+        accel = "pure Python"
+
+    rows: list[tuple[str, str, str, str]] = []
+
+    def add(label: str, ours: float, theirs: float | None, unit: str, fmt: str = "{:.2f}") -> None:
+        rows.append((label, fmt.format(ours) + unit,
+                     (fmt.format(theirs) + unit) if theirs is not None else "-",
+                     f"{ours / theirs:.2f}" if theirs else "-"))
+
+    start = Position()
+    depths = [3, 4] + ([5] if args.perft5 else [])
+    for depth in depths:
+        reps = args.repeats if depth <= 4 else 1
+        w0 = time.perf_counter()
+        t_ours, n = best_of(lambda: perft(start, depth), reps)
+        wall = (time.perf_counter() - w0) / reps
+        t_sf = None
+        if sf is not None and (depth == 3 or (depth == 4 and args.sf_perft4)):
+            t_sf, n_sf = best_of(lambda: sf_perft(sf, START_FEN, depth), 1)
+            assert n_sf == n, (n_sf, n)
+        add(f"perft({depth}) start, {n} nodes: CPU time", t_ours, t_sf, " s")
+        if depth >= 4:
+            rows.append((f"perft({depth}) start: wall-clock time (mean of runs)", f"{wall:.2f} s", "-", "-"))
+        add(f"perft({depth}) start: nodes/s (millions)", n / t_ours / 1e6,
+            n / t_sf / 1e6 if t_sf else None, " M/s", "{:.3f}")
+
+    positions = game_positions(args.positions)
+    fens = [p.fen() for p in positions]
+    count = len(positions)
+
+    def ours_ready():
+        total = 0
+        for p in positions:
+            total += len(p.legal_moves())
+        return total
+
+    def ours_fen():
+        total = 0
+        for f in fens:
+            total += len(Position.from_fen(f).legal_moves())
+        return total
+
+    t_ready, total = best_of(ours_ready, args.repeats)
+    t_fen, total2 = best_of(ours_fen, args.repeats)
+    assert total == total2
+    t_sf = None
+    if sf is not None:
+        def sf_fen():
+            return sum(len(sf.legal_moves("xiangqi", f, [])) for f in fens)
+        t_sf, total_sf = best_of(sf_fen, args.repeats)
+        assert total_sf == total, (total_sf, total)
+    add(f"legal moves, {count} game positions: us/position (ready Position)", t_ready / count * 1e6,
+        t_sf / count * 1e6 if t_sf else None, " us", "{:.1f}")
+    add("legal moves incl. FEN parsing: us/position", t_fen / count * 1e6,
+        t_sf / count * 1e6 if t_sf else None, " us", "{:.1f}")
+
+    width = max(len(r[0]) for r in rows)
+    print(f"xqtrack rules ({accel}) vs pyffish {'.'.join(map(str, sf.version())) if sf else '(not run)'}; "
+          f"Python {sys.version.split()[0]}; avg {total / count:.1f} legal moves/position")
+    print(f"{'measure':<{width}}  {'xqtrack':>12}  {'pyffish':>12}  {'ratio':>6}")
+    print("-" * (width + 38))
+    for label, a, b, r in rows:
+        print(f"{label:<{width}}  {a:>12}  {b:>12}  {r:>6}")
+    print("ratio = xqtrack / pyffish (time rows: below 1 = xqtrack faster; nodes/s rows: above 1 = xqtrack "
+          "faster).\npyffish perft = Python recursion over sf.legal_moves(fen, moves); times are CPU seconds.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
