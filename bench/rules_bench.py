@@ -44,6 +44,97 @@ def sf_perft(sf, fen: str, depth: int, moves: list[str] | None = None) -> int:
     return sum(sf_perft(sf, fen, depth - 1, moves + [m]) for m in legal)
 
 
+def _from_sf(text: str) -> str:
+    """pyffish xiangqi UCI (ranks 1-10) -> ICCS (ranks 0-9)."""
+    import re
+    a, r1, b, r2 = re.fullmatch(r"([a-i])(\d+)([a-i])(\d+)", text).groups()
+    return f"{a}{int(r1) - 1}{b}{int(r2) - 1}"
+
+
+def _random_placement(rng) -> str | None:
+    """A random but rule-abiding set-up (generals/advisors/elephants on their points, soldiers on
+    reachable points), biased to put chariots and cannons on the generals' lines."""
+    from rules._tables import ADVISOR_POINTS, ELEPHANT_POINTS
+    board: dict[int, str] = {}
+
+    def put(sq: int, letter: str) -> None:
+        board.setdefault(sq, letter)
+
+    put(rng.choice([3, 4, 5, 12, 13, 14, 21, 22, 23]), "K")
+    put(rng.choice([66, 67, 68, 75, 76, 77, 84, 85, 86]), "k")
+    for side, (a, e) in enumerate((("A", "B"), ("a", "b"))):
+        for _ in range(rng.randint(0, 2)):
+            put(rng.choice(sorted(ADVISOR_POINTS[side])), a)
+        for _ in range(rng.randint(0, 2)):
+            put(rng.choice(sorted(ELEPHANT_POINTS[side])), e)
+    kings = [sq for sq, l in board.items() if l in "Kk"]
+    for letter in "NRCnrc":
+        for _ in range(rng.randint(0, 2)):
+            if rng.random() < 0.4:  # on a general's file or rank
+                k = rng.choice(kings)
+                sq = rng.choice([k % 9 + 9 * r for r in range(10)] + [k - k % 9 + f for f in range(9)])
+            else:
+                sq = rng.randrange(90)
+            put(sq, letter)
+    for _ in range(rng.randint(0, 5)):
+        sq = rng.randrange(27, 90)
+        if sq >= 45 or sq % 2 == 0:
+            put(sq, "P")
+    for _ in range(rng.randint(0, 5)):
+        sq = rng.randrange(0, 63)
+        if sq < 45 or sq % 2 == 0:
+            put(sq, "p")
+    rows = []
+    for rank in range(9, -1, -1):
+        row, empty = "", 0
+        for f in range(9):
+            letter = board.get(rank * 9 + f)
+            if letter:
+                row += (str(empty) if empty else "") + letter
+                empty = 0
+            else:
+                empty += 1
+        rows.append(row + (str(empty) if empty else ""))
+    fen = "/".join(rows) + " " + rng.choice("wb") + " - - 0 1"
+    problems = Position.from_fen(fen).plausibility_problems()
+    if any("but it is" in p or "face each other" in p for p in problems):
+        return None  # the side not to move in check: not a reachable position
+    return fen
+
+
+def write_reference(sf, path: Path, seed: int = 20261129) -> None:
+    """Write Fairy-Stockfish's legal move sets for varied positions (JSON lines) so the test suite
+    can check our generator against an independent engine without needing pyffish in CI."""
+    import random
+    rng = random.Random(seed)
+    fens: list[str] = []
+    for _ in range(40):  # random playouts, captures favoured, several positions from each
+        pos = Position()
+        for ply in range(rng.randint(20, 160)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            if ply % 23 == 11 or pos.is_check():
+                fens.append(pos.fen())
+            caps = [m for m in moves if pos.is_capture(m)]
+            pos.push(rng.choice(caps if caps and rng.random() < 0.6 else moves))
+        fens.append(pos.fen())
+    while len(fens) < 450:
+        fen = _random_placement(rng)
+        if fen:
+            fens.append(fen)
+    for p in game_positions(100000)[::60]:
+        fens.append(p.fen())
+    with open(path, "w", encoding="utf-8") as out:
+        for fen in fens:
+            moves = sorted(_from_sf(m) for m in sf.legal_moves("xiangqi", fen, []))
+            row = {"fen": fen, "legal": moves}
+            if not moves:
+                row["game_result"] = sf.game_result("xiangqi", fen, [])
+            out.write(json.dumps(row) + "\n")
+    print(f"wrote {len(fens)} positions to {path}")
+
+
 def best_of(fn, repeats: int) -> tuple[float, object]:
     """Best CPU time of `repeats` runs, and the result."""
     best, result = float("inf"), None
@@ -79,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=3000, help="real-game positions for the move-generation figure")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-sf", action="store_true", help="skip pyffish")
+    ap.add_argument("--write-reference", type=Path, metavar="PATH",
+                    help="write pyffish legal-move sets for test positions to PATH and exit")
     ap.add_argument("--sf-perft4", action="store_true", help="also run pyffish perft(4) (minutes)")
     args = ap.parse_args(argv)
 
@@ -94,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         accel = "C accelerator" if _accel.available() else "pure Python"
     except ImportError:
         accel = "pure Python"
+
+    if args.write_reference:
+        if sf is None:
+            raise SystemExit("--write-reference needs pyffish")
+        write_reference(sf, args.write_reference)
+        return 0
 
     rows: list[tuple[str, str, str, str]] = []
 

@@ -22,7 +22,7 @@ from typing import Iterable
 
 from rules import _tables as T
 from rules._tables import A, B, C, K, N, P, R
-from rules.errors import FenError, MoveError
+from rules.errors import FenError, MoveError, RulesError
 from rules.move import Move
 from rules.squares import BLACK, COLOR_NAMES, FILES, RED, SQUARE_NAMES
 
@@ -312,7 +312,8 @@ class Position:
         return len(self.move_stack)
 
     def piece_at(self, sq: int) -> str | None:
-        return T.CODE_TO_LETTER[self._b[sq]]
+        """FEN letter of the piece on `sq`, or None for an empty point."""
+        return T.CODE_TO_LETTER[self._b[_check_square(sq)]]
 
     def pieces(self) -> dict[int, str]:
         """{square: letter} of every piece on the board."""
@@ -321,7 +322,10 @@ class Position:
 
     def king_square(self, color: str) -> int:
         """Square of `color`'s general (the lowest one if an odd set-up has two)."""
-        return min(self._kings[_side_index(color)])
+        kings = self._kings[_side_index(color)]
+        if not kings:
+            raise MoveError(f"the {COLOR_NAMES[color]} general is not on the board (captured by an unchecked move?)")
+        return min(kings)
 
     def zobrist_hash(self) -> int:
         """64-bit hash of placement and side to move (counters excluded), kept incrementally."""
@@ -363,6 +367,7 @@ class Position:
         (pins) is not considered.
         """
         side = _side_index(color)
+        _check_square(sq)
         s = 1 if side == 0 else -1
         b = self._b
         aR, aC, aK, aN, aP, aA, aB = R * s, C * s, K * s, N * s, P * s, A * s, B * s
@@ -685,7 +690,13 @@ def _side_index(color: str) -> int:
     try:
         return _SIDE_OF[color]
     except (KeyError, TypeError):
-        raise MoveError(f"colour {color!r} must be 'w' (red) or 'b' (black)") from None
+        raise RulesError(f"colour {color!r} must be 'w' (red) or 'b' (black)") from None
+
+
+def _check_square(sq: int) -> int:
+    if type(sq) is not int or not 0 <= sq < 90:
+        raise RulesError(f"square {sq!r} is not a point index (0..89)")
+    return sq
 
 
 def _faces(b: list[int], ksq: int) -> bool:

@@ -217,3 +217,23 @@ def test_move_value_semantics():
         Move(0, 90)
     with pytest.raises(Exception):
         m.from_sq = 3  # frozen
+
+
+def test_agrees_with_fairy_stockfish_reference():
+    """Legal move sets equal Fairy-Stockfish's on 576 varied positions (tests/rules/data)."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "pyffish_legal_moves.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) > 500
+    no_moves = 0
+    for row in rows:
+        pos = Position.from_fen(row["fen"])
+        assert sorted(iccs_set(pos.legal_moves())) == row["legal"], row["fen"]
+        if not row["legal"]:
+            no_moves += 1
+            assert row["game_result"] < 0  # the side to move has lost
+            outcome = pos.outcome()
+            assert outcome is not None and outcome.winner != pos.turn and outcome.result != "1/2-1/2"
+    assert no_moves > 5
