@@ -24,6 +24,7 @@ from .lines import measure, measure_both
 from .observation import BoardPose
 
 WORK_MAX = 1000  # working resolution (longest side, px) for finding
+MIN_SUPPORT = 0.5  # fraction of lattice line samples that must show a line
 
 
 class BoardNotFoundError(RuntimeError):
@@ -456,6 +457,10 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
     sc, pol, sup, rc = _verify(gray, hb, pol)
+    if sup < MIN_SUPPORT:
+        # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
+        # board shows most of its line segments even with pieces and a hand on it
+        raise BoardNotFoundError(f"no board found: the best lattice candidate shows only {sup:.0%} of its lines")
     # full resolution
     up = np.diag([1.0 / f, 1.0 / f, 1.0])
     hf = up @ hb
