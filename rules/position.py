@@ -317,8 +317,8 @@ class Position:
 
     def pieces(self) -> dict[int, str]:
         """{square: letter} of every piece on the board."""
-        c2l = T.CODE_TO_LETTER
-        return {sq: c2l[v] for sq, v in enumerate(self._b) if v}
+        c2l, b = T.CODE_TO_LETTER, self._b
+        return {sq: c2l[b[sq]] for sq in sorted(self._sq[0] | self._sq[1])}
 
     def king_square(self, color: str) -> int:
         """Square of `color`'s general (the lowest one if an odd set-up has two)."""

@@ -167,3 +167,34 @@ def test_fast_legality_agrees_with_full_probe(seed, plies):
         assert (mv in legal) == pos._safe_after(mv) == pos.is_legal(mv), (pos.fen(), mv)
     # is_check agrees with checkers()
     assert pos.is_check() == bool(pos.checkers())
+
+
+def test_unchecked_capture_of_a_general_undoes_cleanly():
+    """Rulings code plays pseudo-legal captures with push_unchecked; even taking a general
+    (only possible from an impossible position) must undo exactly."""
+    fen = fen_of({"d0": "K", "e9": "k", "e5": "R", "a9": "n"}, "w")
+    pos = Position.from_fen(fen)
+    h = pos.zobrist_hash()
+    pos.push_unchecked(Move.from_iccs("e5e9"))
+    assert pos.piece_at(parse_square("e9")) == "R" and "k" not in pos.pieces().values()
+    pos.pop()
+    assert pos.fen() == fen and pos.zobrist_hash() == h
+    assert pos.king_square(BLACK) == parse_square("e9")
+    assert Move.from_iccs("e5e9") in pos.legal_moves()
+
+
+def test_bad_square_arguments():
+    pos = Position()
+    for bad in (-1, 90, "e0", None):
+        with pytest.raises(ValueError, match="point index"):
+            pos.piece_at(bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="point index"):
+            pos.attackers(bad, RED)  # type: ignore[arg-type]
+
+
+def test_pieces_and_board_accessors():
+    pos = Position()
+    pieces = pos.pieces()
+    assert list(pieces) == sorted(pieces) and pieces[0] == "R" and pieces[89] == "r"
+    assert "".join(pieces[sq] for sq in range(9)) == "RNBAKABNR"
+    assert str(pos).splitlines()[0] == "9 r n b a k a b n r"
