@@ -197,7 +197,7 @@ def _table_colour(rng: np.random.Generator, table: str) -> tuple:
 
 
 def draw_style(kind: str, rng: np.random.Generator) -> BoardStyle:
-    fonts = available_fonts()
+    fonts = available_fonts("楚河汉漢界一二三四五六七八九123456789")
     if kind == "wood":
         base = _warm(rng, 0.55, 0.85, sat=(0.35, 0.6))
         line = (20, 20, 25) if rng.random() < 0.6 else (25, 35, 90)

@@ -16,15 +16,25 @@ FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts"
 
 # style -> font files (in sim/assets/fonts); see the README there for sources and licences.
 FONTS: dict[str, tuple[str, ...]] = {
-    "kai": ("xq-kai-a.ttf", "xq-kai-b.ttf"),
+    "kai": ("xq-kai-a.ttf", "xq-kai-b.ttf", "xq-kai-c.ttf"),
     "song": ("xq-song-a.otf", "xq-song-b.ttf"),
     "hei": ("xq-hei-a.otf", "xq-hei-b.ttf"),
 }
 ALL_FONTS: tuple[str, ...] = tuple(f for fs in FONTS.values() for f in fs)
 
 
-def available_fonts() -> list[str]:
-    return [f for f in ALL_FONTS if (FONT_DIR / f).exists()]
+@lru_cache(maxsize=1)
+def _coverage() -> dict[str, str]:
+    import json
+
+    path = FONT_DIR / "coverage.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def available_fonts(chars: str = "") -> list[str]:
+    """Shipped fonts that have every character in `chars` (a missing glyph would draw a box)."""
+    cov = _coverage()
+    return [f for f in ALL_FONTS if (FONT_DIR / f).exists() and all(c in cov.get(f, "") for c in chars)]
 
 
 @lru_cache(maxsize=64)

@@ -93,11 +93,14 @@ def draw_piece_style(rng: np.random.Generator, kind: str | None = None) -> Piece
         black = tuple(rng.uniform([90, 40, 15], [150, 70, 35]))   # blue-ish
     else:
         black = tuple(rng.uniform([40, 65, 15], [80, 105, 40]))   # dark green
-    fonts = available_fonts()
+    chars = _draw_chars(rng)
+    fonts = available_fonts("".join(chars.values()))
+    if not fonts:
+        raise RuntimeError("no shipped font covers the piece characters; run tools/subset_fonts.py")
     return PieceStyle(
         kind=kind, face=tuple(float(c) for c in face), side=tuple(float(c) for c in side),
         red_ink=tuple(float(c) for c in red), black_ink=tuple(float(c) for c in black),
-        font=fonts[int(rng.integers(len(fonts)))], chars=_draw_chars(rng),
+        font=fonts[int(rng.integers(len(fonts)))], chars=chars,
         radius=float(rng.uniform(0.38, 0.46)), height=float(rng.uniform(0.18, 0.36)),
         ring=float(rng.uniform(0.74, 0.88)) if rng.random() < 0.9 else 0.0, ring_w=float(rng.uniform(1.5, 4.5)),
         double_ring=bool(rng.random() < 0.2), glyph_fill=float(rng.uniform(0.5, 0.66)),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -41,6 +42,8 @@ SOURCES: tuple[tuple[str, str, int, str, str, str], ...] = (
      "/usr/share/doc/fonts-noto-cjk/copyright", "OFL-1.1 (Noto Sans CJK, Adobe/Google)"),
     ("xq-hei-b", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0, "hei",
      "/usr/share/doc/fonts-wqy-microhei/copyright", "Apache-2.0 or GPL-3 with font exception (WenQuanYi Micro Hei)"),
+    ("xq-kai-c", "/usr/share/fonts/truetype/cns11643/TW-Kai-98_1.ttf", 0, "kai",
+     "/usr/share/doc/fonts-cns11643-kai/copyright", "OGDL-TW-1.0, CC-BY-4.0 compatible (TW-Kai, CNS 11643)"),
 )
 
 
@@ -69,6 +72,7 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    coverage: dict[str, str] = {}
     lines = ["# Subset fonts for sim/ (made by tools/subset_fonts.py)", "",
              "| file | style | source | licence file |", "|---|---|---|---|"]
     for stem, src, index, style, lic, lic_name in SOURCES:
@@ -76,6 +80,8 @@ def main() -> None:
             print(f"skip {stem}: {src} missing")
             continue
         font = _load(src, index)
+        cmap = font.getBestCmap()
+        have = "".join(c for c in GLYPHS if ord(c) in cmap)
         opts = subset.Options()
         opts.layout_features = []
         opts.name_IDs = ["*"]
@@ -93,9 +99,13 @@ def main() -> None:
         if lic.endswith(".gz"):
             data = gzip.decompress(data)
         lic_dst.write_bytes(f"Subset of {Path(src).name} ({lic_name}), renamed; glyphs: {GLYPHS}\n\n".encode() + data)
+        coverage[dst.name] = have
         lines.append(f"| {dst.name} | {style} | {Path(src).name} | {lic_dst.name} ({lic_name}) |")
         print(f"{dst} {dst.stat().st_size} bytes")
+    lines += ["", "coverage.json lists the characters each subset really has (the renderer only picks a",
+              "font for a piece set when it covers every character the set needs)."]
     (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "coverage.json").write_text(json.dumps(coverage, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
