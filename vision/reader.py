@@ -18,6 +18,7 @@ from .locate import BoardNotFoundError, find_lattice, orient, red_score
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 
 if TYPE_CHECKING:
+    from calibration.camera import CameraIntrinsics
     from calibration.piece_profile import PieceSetProfile
 
 _RED = np.array([c.isupper() for c in CLASSES])
@@ -93,13 +94,19 @@ def locate_and_read(image_bgr: np.ndarray, classifier) -> tuple[np.ndarray, floa
 
 
 def read_image(image_bgr: np.ndarray, model_path: str | None = None,
-               profile: "PieceSetProfile | None" = None) -> Observation:
-    """Full read of one photo. Raises BoardNotFoundError when there is no board in it."""
+               profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None) -> Observation:
+    """Full read of one photo. Raises BoardNotFoundError when there is no board in it.
+
+    With `camera` (optional intrinsics, `xqtrack calibrate camera`) the photo is undistorted
+    first, and the pose refers to the undistorted image.
+    """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3) or image_bgr.size == 0:
         raise ValueError("read_image: expected a non-empty BGR image array")
     if image_bgr.ndim == 2:
         import cv2
         image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    if camera is not None:
+        image_bgr = camera.undistort(image_bgr)
     h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _Classify(model_path, profile))
     return Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
                        occluded=np.zeros(NUM_POINTS, bool), probs=probs.astype(np.float32),
@@ -110,7 +117,10 @@ class BoardReader:
     """Video reader: keeps the board lock, sees hands, reclassifies only what changed."""
 
     def __init__(self, model_path: str | None = None, profile: "PieceSetProfile | None" = None,
-                 relock_every: int = 3, classify: bool = True) -> None:
+                 relock_every: int = 3, classify: bool = True, camera: "CameraIntrinsics | None" = None) -> None:
+        """`camera`: optional lens intrinsics; frames are undistorted first and poses refer to the
+        undistorted frame. `classify=False` runs geometry and hands only (no model needed)."""
+        self.camera = camera
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self.relock_every = max(1, relock_every)
         self.hands = HandDetector()
@@ -154,6 +164,8 @@ class BoardReader:
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"frame {frame_index}: expected an HxWx3 BGR image, got "
                              f"{getattr(frame_bgr, 'shape', type(frame_bgr))}")
+        if self.camera is not None:
+            frame_bgr = self.camera.undistort(frame_bgr)
         gray = to_gray(frame_bgr)
         hidden_prev = self._hidden
         if self.lock is not None:
@@ -194,10 +206,25 @@ class BoardReader:
             raise ValueError(f"adapt: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
         if self._clf is None:
             raise ValueError("adapt: this reader was made without a classifier")
+        if self.camera is not None:
+            frame_bgr = self.camera.undistort(frame_bgr)
         if self.h is None or self.lock is None:
             if not self._acquire(frame_bgr):
                 raise BoardNotFoundError("adapt: no board found in the frame")
         crops = extract_point_crops(frame_bgr, self.h)
+        # the known position also settles which end is red's, before the untuned reading could
+        # mislead the fit: keep the orientation under which the position is more likely
+        try:
+            ids = np.array([CLASSES.index(c) for c in board])
+        except ValueError:
+            raise ValueError(f"adapt: board has characters outside {''.join(CLASSES)!r}") from None
+        p = np.clip(self._clf.model.predict(crops), 1e-6, 1.0)
+        if np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum() > np.log(p[np.arange(NUM_POINTS), ids]).sum():
+            self.h = self.h @ geo.board_symmetry("rot180")
+            self.h /= self.h[2, 2]
+            if self.lock is not None:
+                self.lock.h = self.h.copy()
+            crops = crops[::-1].copy()
         profile = adapt_classifier(self._clf.model, crops, board, apply=True)
         self.dirty[:] = True
         return profile
