@@ -224,7 +224,7 @@ class BoardReader:
             self.h /= self.h[2, 2]
             if self.lock is not None:
                 self.lock.h = self.h.copy()
-            crops = crops[::-1].copy()
+            crops = extract_point_crops(frame_bgr, self.h)
         profile = adapt_classifier(self._clf.model, crops, board, apply=True)
         self.dirty[:] = True
         return profile
