@@ -204,12 +204,17 @@ def run_hybrid(clip_dir: Path, truth, noise_seed: int = 1) -> list[dict]:
     z = np.load(cache)
     tr = Tracker(start_fen=start_fen_of(truth))
     events = []
+    held = None   # like BoardReader: readings refresh only on quiet frames
     for o in observations(truth.frames, NoiseProfile(seed=noise_seed)):
         i = o.frame_index
         if i >= len(z["occ"]):
             break
         o.occluded = z["occ"][i].copy()
         o.quiet = bool(z["quiet"][i])
+        if o.quiet or held is None:
+            held = (o.probs.copy(), o.offset.copy())
+        else:
+            o.probs, o.offset = held[0].copy(), held[1].copy()
         if np.isnan(z["pose"][i]).any():
             o.pose = None
         else:

@@ -112,9 +112,35 @@ class Dwell:
         return self.t_end - self.t_start
 
 
+def _largest_component(covered: np.ndarray) -> np.ndarray:
+    """The largest 8-connected group of covered points (a hand and its arm are one
+    piece; a stray flagged point elsewhere is not the hand)."""
+    if covered.size <= 1:
+        return covered
+    left = set(int(p) for p in covered)
+    best: list[int] = []
+    while left:
+        seed = left.pop()
+        comp, stack = [seed], [seed]
+        while stack:
+            p = stack.pop()
+            px, py = p % 9, p // 9
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    q = (py + dy) * 9 + px + dx
+                    if (dx or dy) and 0 <= px + dx <= 8 and 0 <= py + dy <= 9 and q in left:
+                        left.discard(q)
+                        comp.append(q)
+                        stack.append(q)
+        if len(comp) > len(best):
+            best = comp
+    return np.array(sorted(best), dtype=np.int64)
+
+
 def fingertips(covered: np.ndarray, side: str) -> int:
-    """The covered point farthest from `side`'s shoulder (the hand's leading edge)."""
+    """The point of the hand's region farthest from `side`'s shoulder (its leading edge)."""
     sx, sy = SHOULDER[side]
+    covered = _largest_component(np.asarray(covered))
     x = covered % 9
     y = covered // 9
     d = (x - sx) ** 2 + (y - sy) ** 2

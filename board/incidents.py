@@ -132,7 +132,9 @@ class IncidentTracker:
         at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
         place = at_t[-1] if at_t else len(ds)
         picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
-        limit = picks[-1] if picks else place
+        if not picks:
+            return None   # the pick-up was not seen: a touch cannot be put before it
+        limit = picks[-1]
         if m.to_sq in before_pos.pieces():
             first_victim = [i for i in at_t if i < limit]
             if first_victim:
@@ -140,10 +142,6 @@ class IncidentTracker:
         for d, c in zip(ds[:limit], cs[:limit]):
             if c is not None and own_unmoved(c):
                 return c, d
-        # no rest seen: a disc of the mover's that was covered and now sits clearly elsewhere
-        for p in range(90):
-            if own_unmoved(p) and ep.occluded_frames[p] > 0 and self._shift(before, after, p) >= cfg.touch:
-                return p, None
         return None
 
     def _frames(self, ep: Episode, after: Settled, p: int) -> dict[str, int]:

@@ -65,6 +65,7 @@ class TrackerConfig:
     min_settle_frames: int = 3
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
     capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move
+    unexplained_wait_s: float = 0.8  # any other unexplained board must stay this long to be reported
     lost_report_s: float = 0.3       # board not found this long → "board_lost" event
     change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
     offset_wobble: float = 0.12      # disc offset change that breaks a settle window
@@ -253,6 +254,7 @@ class Tracker:
         self._win_n = np.zeros(90, dtype=np.float64)
         self._streak = np.zeros(90, dtype=np.int64)
         self._holding = False
+        self._hold_s = 0.0
 
     def _drop_oldest(self) -> None:
         fr = self.window.popleft()
@@ -286,7 +288,7 @@ class Tracker:
                 break
         if n_clean >= self.cfg.min_settle_frames:
             span = w[-1].t - w[-n_clean].t
-            if self._holding and span < self.cfg.capture_wait_s:
+            if self._holding and span < self._hold_s:
                 return None
             if span >= self.cfg.settle_s - 1e-6:
                 return "quiet"
@@ -343,10 +345,14 @@ class Tracker:
                 return []
         else:
             ex = explain(self.position, evidence, self.cfg.explain)
-            if not ex.explains and not self._holding and self._capture_under_way(evidence):
-                # The victim is off the board, the capturing piece not yet moved:
-                # a capture in two steps. Wait (a while) for the second step.
+            if not ex.explains and not self._holding:
+                # The victim off the board and the capturing piece not yet moved
+                # is a capture in two steps: wait (a while) for the second step.
+                # Anything else unexplained must last a moment before it is
+                # reported (a hand the detector missed for a few frames).
                 self._holding = True
+                self._hold_s = (self.cfg.capture_wait_s if self._capture_under_way(evidence)
+                                else self.cfg.unexplained_wait_s)
                 return []
         last = frames[-1]
         events: list[Event] = []

@@ -128,7 +128,7 @@ class Script:
         piece = self.board[a]
         self.board[a] = "."
         self.offsets[a] = 0
-        self._stay(self._xy(a), 0.15, side)
+        self._stay(self._xy(a), 0.25, side)
         if knock:
             kp = idx(knock[0])
             self._travel(self._xy(a), self._xy(kp), 0.15, side)
