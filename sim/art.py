@@ -448,6 +448,8 @@ def render_world(style: BoardStyle, rng: np.random.Generator, table_out: list | 
 def _clutter(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -> None:
     """A few everyday objects on the table around the board: cup, phone, paper, pen, box lid."""
     m = style.margin
+    if rng.random() < 0.4:
+        _chess_clock(img, rng, style)
     n = int(rng.integers(0, 5))
     for _ in range(n):
         kind = rng.choice(["cup", "phone", "sheet", "pen", "box"])
@@ -496,3 +498,29 @@ def _clutter(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -> No
             p1 = (int(u + L / 2 * math.cos(ang)), int(v + L / 2 * math.sin(ang)))
             cv2.line(img, (p0[0] + 6, p0[1] + 6), (p1[0] + 6, p1[1] + 6), tuple(0.6 * np.asarray(style.table_colour)), 9, cv2.LINE_AA)
             cv2.line(img, p0, p1, col, 8, cv2.LINE_AA)
+
+
+def _chess_clock(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -> None:
+    """A game clock beside the board at the river, as at a tournament table (seen from above)."""
+    side = -1 if rng.random() < 0.5 else 1
+    x = (8 + style.margin + rng.uniform(2.0, 3.0)) if side > 0 else (-style.margin - rng.uniform(2.0, 3.0))
+    y = 4.5 + rng.normal(0, 0.5)
+    u, v = to_tex(x, y)
+    ang = 90 + rng.normal(0, 6)
+    L, Wd = rng.uniform(4.2, 5.5) * S, rng.uniform(1.8, 2.4) * S
+    body = (rng.uniform(15, 40),) * 3 if rng.random() < 0.6 else _hsv(rng.uniform(0, 360), 0.4, 0.5)
+    shadow = np.zeros(img.shape[:2], np.float32)
+    pts = cv2.boxPoints(((u, v), (L, Wd), ang)).astype(np.int32)
+    cv2.fillConvexPoly(shadow, pts + 12, 1.0, cv2.LINE_AA)
+    img *= (1 - 0.45 * soft(shadow, 10))[..., None]
+    cv2.fillConvexPoly(img, pts, tuple(float(c) for c in body), cv2.LINE_AA)
+    a = math.radians(ang)
+    ax, ay = math.cos(a), math.sin(a)        # along the clock
+    for k in (-1, 1):
+        cx, cy = u + k * 0.25 * L * ax, v + k * 0.25 * L * ay
+        disp = cv2.boxPoints(((cx, cy), (0.36 * L, 0.42 * Wd), ang)).astype(np.int32)
+        cv2.fillConvexPoly(img, disp, (150, 175, 160), cv2.LINE_AA)      # LCD
+        seg = cv2.boxPoints(((cx, cy), (0.28 * L, 0.18 * Wd), ang)).astype(np.int32)
+        cv2.fillConvexPoly(img, seg, (40, 50, 45), cv2.LINE_AA)          # digits, roughly
+        bx, by = cx - 0.38 * Wd * (-ay), cy - 0.38 * Wd * ax
+        cv2.circle(img, (int(bx), int(by)), int(0.12 * L), (30, 30, 160) if k < 0 else (30, 150, 30), -1, cv2.LINE_AA)
