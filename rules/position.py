@@ -200,7 +200,8 @@ class Position:
 
         Accepted on input: H/h for horse, E/e for elephant, `r` for red to move, the two `-`
         fields omitted (`<board> w 0 1`) or the counters omitted (`<board> w`). FenError names
-        the field, rank (ICCS number, 9 = top of the FEN) and column of the fault.
+        the field, rank (ICCS number, 9 = top of the FEN) and column of the fault. A move
+        number of 0 (written by some tools) is read as 1.
         """
         return cls(fen)
 
@@ -226,7 +227,7 @@ class Position:
         else:
             raise FenError(f"FEN side-to-move field {side_field!r} (field 2) must be 'w' or 'r' (red) or 'b' (black)")
         rest = fields[2:]
-        if len(rest) == 2 and all(x.lstrip("-").isdigit() for x in rest):
+        if len(rest) == 2 and all(x.lstrip("-").isascii() and x.lstrip("-").isdigit() for x in rest):
             counters = rest
         elif len(rest) in (0, 2, 4):
             for i, x in enumerate(rest[:2]):
@@ -240,7 +241,7 @@ class Position:
             names = ("halfmove clock", "move number")
             vals = []
             for name, x in zip(names, counters):
-                if not x.isdigit():
+                if not (x.isascii() and x.isdigit()):
                     raise FenError(f"FEN {name} {x!r} is not a non-negative whole number")
                 vals.append(int(x))
             halfmove, fullmove = vals[0], max(1, vals[1])
