@@ -119,7 +119,7 @@ def _apply(board: np.ndarray, move: Move) -> np.ndarray:
 
 @dataclass
 class ExplainConfig:
-    accept_gain: float = 3.0          # a move must beat "nothing moved" by this many nats
+    accept_gain: float = 1.5          # a move must beat "nothing moved" by this many nats
     contradiction: float = 2.5        # nats for a point to count as contradicting a board
     ply_penalty: float = 4.0          # each extra (unseen) ply must pay for itself
     max_plies: int = 3

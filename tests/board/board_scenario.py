@@ -119,7 +119,7 @@ class Script:
         if touch_first:
             tp = idx(touch_first)
             self._travel(pos, self._xy(tp), 0.3, side)
-            self._stay(self._xy(tp), 0.2, side)
+            self._stay(self._xy(tp), 0.35, side)
             self.offsets[tp] += (0.11, 0.06)
             pos = self._xy(tp)
             self.incidents.append({"kind": "touch_move_other", "ply": len(self.moves) + 1, "side": side,
@@ -175,7 +175,7 @@ class Script:
     def retouch(self, point: str, side: str) -> "Script":
         p = idx(point)
         self._travel(self._edge(p, side), self._xy(p), 0.3, side)
-        self._stay(self._xy(p), 0.2, side)
+        self._stay(self._xy(p), 0.35, side)
         self.offsets[p] += (0.1, -0.05)
         self._travel(self._xy(p), self._edge(p, side), 0.3, side)
         self.incidents.append({"kind": "retouch", "ply": len(self.moves), "side": side, "points": [point]})

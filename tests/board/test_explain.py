@@ -11,12 +11,13 @@ from rules import Move, Position
 
 
 def noisy_evidence(board: np.ndarray, rng: np.random.Generator, visible=None, weak: float = 0.1) -> Evidence:
-    """Readings of `board`: the true class 0.45..0.95, a look-alike most of the rest."""
+    """Readings of `board`: the true class 0.4..0.95 and still the most likely, a look-alike
+    most of the rest (a reader that is unsure, not one that is wrong)."""
     probs = rng.dirichlet(np.ones(15), 90) * 0.1
     conf = rng.uniform(0.45, 0.95, 90)
     conf[rng.random(90) < weak] = 0.4
     alt = rng.integers(0, 15, 90)
-    probs[np.arange(90), alt] += 0.9 - conf
+    probs[np.arange(90), alt] += np.minimum(0.9 - conf, conf / 2.5)
     probs[np.arange(90), board] += conf
     probs /= probs.sum(axis=1, keepdims=True)
     vis = np.ones(90, dtype=bool) if visible is None else visible
