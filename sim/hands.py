@@ -148,8 +148,11 @@ def hand_bbox_plane(pose: HandPose, look: HandLook) -> np.ndarray:
 
 
 def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, light: np.ndarray,
-                mask_out: np.ndarray) -> None:
-    """Draw the hand/arm into img (in place) and its coverage into mask_out (uint8, 255 = hand)."""
+                mask_out: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Draw the hand/arm into img (in place) and its coverage into mask_out (uint8, 255 = hand).
+
+    Returns the image box (x0, y0, x1, y1) it drew in, or None when the hand is out of view.
+    """
     parts = hand_parts(pose, look)
     H, W = img.shape[:2]
     projected = project_parts(cam, parts)
@@ -158,7 +161,7 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     x1, y1 = np.ceil(allp.max(axis=0)).astype(int) + 2
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
     if x1 <= x0 or y1 <= y0:
-        return
+        return None
     roi = img[y0:y1, x0:x1]
     m = np.zeros((y1 - y0, x1 - x0), np.uint8)
     off = np.array([x0, y0], np.float64)
@@ -207,6 +210,7 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     sel = m > 0
     roi[sel] = np.clip(roi[sel].astype(np.float32) * shade[sel][:, None], 0, 255).astype(np.uint8)
     mask_out[y0:y1, x0:x1] = np.maximum(mask_out[y0:y1, x0:x1], m)
+    return int(x0), int(y0), int(x1), int(y1)
 
 
 def shadow_polygons(cam: Camera, pose: HandPose, look: HandLook, light: np.ndarray) -> list[np.ndarray]:

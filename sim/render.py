@@ -571,9 +571,9 @@ class Rig:
         mask = np.zeros((self.H, self.W), np.uint8)
         if plan.hand is not None:
             under = img.copy() if self.fx.motion_blur else None
-            render_hand(img, cam, plan.hand, self.hand_looks[plan.side], self.light, mask)
-            if under is not None and i > 0 and self.tl.frames[i - 1].hand is not None:
-                self._hand_motion_blur(img, under, mask, cam, self.tl.frames[i - 1].hand, plan.hand)
+            box = render_hand(img, cam, plan.hand, self.hand_looks[plan.side], self.light, mask)
+            if under is not None and box is not None and i > 0 and self.tl.frames[i - 1].hand is not None:
+                self._hand_motion_blur(img, under, mask, box, cam, self.tl.frames[i - 1].hand, plan.hand)
         img = cv2.multiply(img, self._gain(i, cam, plan.hand, plan.side), scale=1 / 128.0)
         img = self._photo(img, i)
         board = ["."] * 90
@@ -594,8 +594,8 @@ class Rig:
         )
         return img, truth
 
-    def _hand_motion_blur(self, img: np.ndarray, under: np.ndarray, mask: np.ndarray, cam: Camera,
-                          prev: HandPose, cur: HandPose) -> None:
+    def _hand_motion_blur(self, img: np.ndarray, under: np.ndarray, mask: np.ndarray, box: tuple,
+                          cam: Camera, prev: HandPose, cur: HandPose) -> None:
         """Smear a fast-moving hand along its image motion (half the frame interval exposed)."""
         a = cam.project_fast(np.array([[prev.x, prev.y, prev.z + 0.6]]))[0]
         b = cam.project_fast(np.array([[cur.x, cur.y, cur.z + 0.6]]))[0]
@@ -603,19 +603,16 @@ class Rig:
         L = float(np.hypot(*d))
         if L < 3:
             return
-        L = min(L, 40.0)
+        L = min(L, 25.0)
         n = int(math.ceil(L)) | 1
         k = np.zeros((n, n), np.float32)
         c = (n - 1) / 2
         ux, uy = d / (np.hypot(*d) + 1e-9)
         cv2.line(k, (int(round(c - ux * c)), int(round(c - uy * c))), (int(round(c + ux * c)), int(round(c + uy * c))), 1.0, 1)
         k /= k.sum()
-        ys, xs = np.nonzero(mask)
-        if len(xs) == 0:
-            return
         pad = n
-        x0, x1 = max(0, xs.min() - pad), min(self.W, xs.max() + pad + 1)
-        y0, y1 = max(0, ys.min() - pad), min(self.H, ys.max() + pad + 1)
+        x0, x1 = max(0, box[0] - pad), min(self.W, box[2] + pad)
+        y0, y1 = max(0, box[1] - pad), min(self.H, box[3] + pad)
         alpha = mask[y0:y1, x0:x1].astype(np.float32) / 255.0
         fg = img[y0:y1, x0:x1].astype(np.float32) * alpha[..., None]
         fg_b = cv2.filter2D(fg, -1, k, borderType=cv2.BORDER_CONSTANT)
@@ -640,7 +637,8 @@ class Rig:
         if fx.lut is not None:
             img = cv2.LUT(img, fx.lut)
         if fx.blur > 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), fx.blur)
+            k = 2 * int(math.ceil(2.5 * fx.blur)) + 1
+            img = cv2.GaussianBlur(img, (k, k), fx.blur)
         if fx.noise > 0.2 and self.n == 1:  # a still: draw its noise directly
             n = rng.normal(0, fx.noise, (self.H, self.W, 1)).astype(np.float32)
             img = np.clip(img.astype(np.float32) + n, 0, 255).astype(np.uint8)
