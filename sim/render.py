@@ -568,6 +568,13 @@ class Rig:
             draw_piece(img, cam, x, y, self._face(pc, rot), self.pstyle)
         for pc in plan.carried:  # held (or slid) under the fingers: at the fingertips
             loose.append({"piece": pc, "x": round(plan.hand.x, 4), "y": round(plan.hand.y, 4), "where": "hand"})
+        if plan.hand is not None and plan.sliding is None:
+            # a piece pinched between the fingertips shows below them, partly hidden by the fingers
+            h = plan.hand
+            for k, pc in enumerate(plan.carried):
+                z0 = max(0.0, h.z - 0.8 * self.pstyle.height)
+                draw_piece(img, cam, h.x - 0.15 * k * h.ax, h.y - 0.15 * k * h.ay, self._face(pc, 0.0 if pc.isupper() else 180.0),
+                           self.pstyle, z0=z0)
         mask = np.zeros((self.H, self.W), np.uint8)
         if plan.hand is not None:
             under = img.copy() if self.fx.motion_blur else None
