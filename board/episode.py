@@ -161,8 +161,15 @@ def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
     for f, t, c in episode.covered:
         if resting is not None:
             c = c[~resting[c]]   # an arm resting since before is not a hand reaching
-        if c.size:
-            frames.append((f, t, c))
+        if not c.size:
+            continue
+        hand = _largest_component(c)
+        ranks = hand // 9
+        # a hand reaches in from its player's side: red's region runs down to
+        # red's edge (rank 0), black's up to rank 9
+        if (side == "red" and ranks.min() > 2) or (side == "black" and ranks.max() < 7):
+            continue
+        frames.append((f, t, hand))
     if not frames:
         return []
     tips = [fingertips(c, side) for _, _, c in frames]
