@@ -451,8 +451,13 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
         got = _search(gray, lsd_max, rng_seed)
         if got is not None and (best is None or got[0] > best[0]):
             best = got
-        if best is not None and best[0] >= 0.3 or lsd_max >= max(gray.shape):
+        if lsd_max >= max(gray.shape):
             break
+        if best is not None and best[0] >= 0.3:
+            # a small board (fine lines at the LSD resolution) deserves a second, finer look
+            sp_lsd = geo.point_spacing_px(best[1]) * lsd_max / max(gray.shape)
+            if sp_lsd >= 22:
+                break
     if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
