@@ -448,7 +448,7 @@ def render_world(style: BoardStyle, rng: np.random.Generator, table_out: list | 
 def _clutter(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -> None:
     """A few everyday objects on the table around the board: cup, phone, paper, pen, box lid."""
     m = style.margin
-    if rng.random() < 0.4:
+    if rng.random() < 0.25:
         _chess_clock(img, rng, style)
     n = int(rng.integers(0, 5))
     for _ in range(n):
@@ -523,4 +523,6 @@ def _chess_clock(img: np.ndarray, rng: np.random.Generator, style: BoardStyle) -
         seg = cv2.boxPoints(((cx, cy), (0.28 * L, 0.18 * Wd), ang)).astype(np.int32)
         cv2.fillConvexPoly(img, seg, (40, 50, 45), cv2.LINE_AA)          # digits, roughly
         bx, by = cx - 0.38 * Wd * (-ay), cy - 0.38 * Wd * ax
-        cv2.circle(img, (int(bx), int(by)), int(0.12 * L), (30, 30, 160) if k < 0 else (30, 150, 30), -1, cv2.LINE_AA)
+        btn = (60, 60, 65) if rng.random() < 0.6 else ((40, 90, 200) if k < 0 else (50, 50, 50))
+        cv2.circle(img, (int(bx), int(by)), int(0.11 * L), tuple(float(c) * 0.6 for c in btn), -1, cv2.LINE_AA)
+        cv2.circle(img, (int(bx) - 2, int(by) - 2), int(0.095 * L), btn, -1, cv2.LINE_AA)
