@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .fonts import FONTS, available_fonts, fitted_glyph
+from .fonts import available_fonts, fitted_glyph
 
 # World texture extent in board-plane units and scale.
 X0, X1, Y0, Y1 = -9.0, 17.0, -7.0, 16.0

@@ -8,7 +8,6 @@ projected through the camera; the shadow is the same outline projected along the
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -140,11 +139,6 @@ def project_parts(cam: Camera, parts: list[tuple[str, np.ndarray]]) -> list[tupl
         out.append((name, allp[k:k + len(p)]))
         k += len(p)
     return out
-
-
-def hand_bbox_plane(pose: HandPose, look: HandLook) -> np.ndarray:
-    pts = np.vstack([p[:, :2] for _, p in hand_parts(pose, look)])
-    return np.array([pts.min(axis=0), pts.max(axis=0)])
 
 
 def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, light: np.ndarray,

@@ -8,7 +8,6 @@ by mapping four projected points) and painted far-to-near over its side and soft
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -16,7 +15,7 @@ import numpy as np
 
 from .art import fbm, wood
 from .camera import Camera
-from .fonts import FONTS, available_fonts, fitted_glyph
+from .fonts import available_fonts, fitted_glyph
 
 P = 112                 # sprite size (px)
 PC = (P - 1) / 2.0      # sprite centre

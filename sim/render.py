@@ -19,11 +19,11 @@ import cv2
 import numpy as np
 
 from . import art
-from .camera import Camera, fit_camera, look_at_camera, pose_truth
-from .hands import HandLook, HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
+from .camera import Camera, fit_camera, pose_truth
+from .hands import HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
 from .pieces import PieceStyle, draw_piece, draw_piece_style, face_sprite, rotated_face, shading_map, shadow_polygon
 from .script import INCIDENT_KINDS, Choreographer, Timeline
-from .truth import ClipSpec, ClipTruth, FrameTruth, board_to_fen, fen_to_board, point_name
+from .truth import ClipSpec, ClipTruth, FrameTruth, board_to_fen, fen_to_board
 
 LOOKS: tuple[str, ...] = ("wood", "mat", "plastic", "cloth", "paper")
 START_BOARD_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"

@@ -92,11 +92,13 @@ class ClipSpec:
     incidents: list of {"kind": one of INCIDENT_KINDS, "ply": 1-based ply of the move it belongs
     to, optional extra keys}; kinds the renderer plants: touch_move_other, retouch,
     between_points, knocked, plus the non-incident "arm_pass".
-    camera: overrides of the drawn camera and photo effects: tilt_deg, azimuth_deg, roll_deg,
-    fov_deg, fill, distortion (k1) or dist (5 OpenCV coefficients), bump (bool), blur (sigma px),
-    noise (sigma), jpeg_quality (0 = none), glare (bool), flicker (0..), shadows (bool),
-    white_balance ([b, g, r] gains), clean (True = no blur/noise/jpeg/glare/flicker/shadows/
-    distortion; used by the pixel-exact tests).
+    camera: overrides of the drawn camera and photo effects: tilt_deg (0 = straight down),
+    azimuth_deg (0 = camera on red's side), roll_deg, fov_deg (horizontal), fill (board outline
+    span / frame), target ([x, y] aim point), distortion (k1) or dist (5 OpenCV coefficients),
+    bump (bool), blur (sigma px), motion_blur (bool), noise (sigma), jpeg_quality (0 = none),
+    glare (bool), flicker (False or amplitude), shadows (bool, moving shadow), white_balance
+    ([b, g, r] gains), vignette, exposure, clean (True = no blur/noise/jpeg/glare/flicker/
+    shadows/distortion/tone curve; used by the pixel-exact tests).
     """
 
     seed: int = 0
