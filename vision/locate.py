@@ -277,9 +277,14 @@ def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
 
 def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
            rounds: int = 3, min_strength: float = 5.0, step: float = 0.1,
-           extra: int = 3) -> tuple[np.ndarray, float]:
-    """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support)."""
+           extra: int = 3, exclude: tuple[int, ...] = ()) -> tuple[np.ndarray, float]:
+    """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support).
+
+    `exclude`: line ids (0..8 files, 9..18 ranks) to leave out of the fit."""
     pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
+    if exclude:
+        keep_lines = ~np.isin(ids, exclude)
+        pts, nrm, ids = pts[keep_lines], nrm[keep_lines], ids[keep_lines]
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     support = 0.0
@@ -461,6 +466,7 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
     _, hb, pol = best
+    hb = _edge_line_check(gray, hb, pol)
     sc, pol, sup, rc = _verify(gray, hb, pol)
     if sup < MIN_SUPPORT:
         # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
@@ -540,6 +546,23 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) ->
     if hb is not h:
         hb, _ = refine(gray, hb, pol, search_frac=0.1, rounds=2)
     return hb
+
+
+def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int) -> np.ndarray:
+    """Refit without each edge line in turn; keep a variant the image likes better.
+
+    A board's frame often runs a fraction of a spacing outside its edge line; when the edge
+    line locks onto it, the lattice is stretched a few per cent and every other line still
+    fits well enough. Fitting without that line, from the inner lines alone, undoes it.
+    """
+    best_s, best_h = _verify(gray, h, pol)[0], h
+    for edge in ((0,), (8,), (9,), (18,)):
+        hh, _ = refine(gray, h, pol, search_frac=0.06, rounds=2, extra=1, exclude=edge)
+        hh, _ = refine(gray, hh, pol, search_frac=0.04, rounds=1, extra=1)
+        sc = _verify(gray, hh, pol)[0]
+        if sc > best_s + 0.01:
+            best_s, best_h = sc, hh
+    return best_h
 
 
 def _family(segs_n, lines, length, ang, p, tol, rng, cache):
