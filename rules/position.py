@@ -248,15 +248,22 @@ class Position:
         for code, name in ((K, "red general (K)"), (-K, "black general (k)")):
             if code not in b:
                 raise FenError(f"FEN board {fields[0]!r} has no {name}")
+        red: set[int] = set()
+        black: set[int] = set()
+        h = _ZB if side else 0
+        for sq, v in enumerate(b):
+            if v:
+                (red if v > 0 else black).add(sq)
+                h ^= _ZOB[v + 7][sq]
         self._b = b
-        self._sq = [{i for i, v in enumerate(b) if v > 0}, {i for i, v in enumerate(b) if v < 0}]
-        self._kings = [[i for i, v in enumerate(b) if v == K], [i for i, v in enumerate(b) if v == -K]]
+        self._sq = [red, black]
+        self._kings = [[sq for sq in sorted(red) if b[sq] == K], [sq for sq in sorted(black) if b[sq] == -K]]
         self._side = side
         self.halfmove_clock = halfmove
         self.fullmove_number = fullmove
         self.move_stack: list[Move] = []
         self._undo: list[tuple[int, int, int]] = []
-        self._hash = self._compute_hash()
+        self._hash = h
 
     def board_fen(self) -> str:
         """Placement part of the FEN, rank 9 first."""
