@@ -319,3 +319,33 @@ def test_bump_moves_the_view_and_the_truth_follows_it():
             o1 = _line_offset(gray, p, d_rank / np.linalg.norm(d_rank), np.linalg.norm(d_rank))
             o2 = _line_offset(gray, p, d_file / np.linalg.norm(d_file), np.linalg.norm(d_file))
             assert abs(o1) < 0.8 and abs(o2) < 0.8, f"frame {tr.frame_index} point {i}: lines off by {o1:.2f}, {o2:.2f} px"
+
+
+def test_random_games_with_random_incidents_keep_the_truth_consistent():
+    """Open-ended specs (seed, plies, incident plan): moves replay legally, pieces are conserved,
+    every incident lies inside the clip, ply counts rise by one at each settle frame."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    kinds = ["touch_move_other", "retouch", "between_points", "knocked", "arm_pass"]
+
+    @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, 10_000), st.integers(1, 14),
+           st.lists(st.tuples(st.sampled_from(kinds), st.integers(1, 14)), max_size=4))
+    def check(seed, plies, plan):
+        incidents = [{"kind": k, "ply": min(p, plies)} for k, p in plan]
+        rig = Rig(ClipSpec(seed=seed, random_plies=plies, incidents=incidents, width=160, height=90))
+        truth = rig.clip_truth([])
+        pos = Position()
+        for m in truth.moves:
+            pos.push(Move.from_iccs(m["iccs"]))
+            _, tr = rig.render(m["frame_settled"], with_mask=False)
+            assert tr.board == fen_to_board(pos.fen()) and tr.ply == m["ply"]
+        total = 32
+        for i in range(0, rig.n, 7):
+            _, tr = rig.render(i, with_mask=False)
+            assert sum(c != "." for c in tr.board) + len(tr.loose) == total
+        for inc in truth.incidents:
+            assert 0 <= inc["frames"][0] <= inc["frames"][1] < rig.n and inc["kind"] in kinds
+
+    check()
