@@ -154,10 +154,7 @@ def game_positions(limit: int) -> list[Position]:
         pos = Position.from_fen(game["start_fen"]) if game["start_fen"] else Position()
         for i, text in enumerate(game["moves_iccs"]):
             if i % 7 == 3:
-                p = pos.copy()
-                p.move_stack.clear()
-                p._undo.clear()
-                positions.append(p)
+                positions.append(Position.from_fen(pos.fen()))  # fresh, without history
             pos.push(Move.from_iccs(text))
         if len(positions) >= limit:
             break
