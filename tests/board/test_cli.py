@@ -138,3 +138,18 @@ def test_record_and_demo_are_registered():
     assert r.returncode == 0 and "record" in r.stdout and "demo" in r.stdout
     r = xqtrack("record", "--help")
     assert all(k in r.stdout for k in ("--out", "--clock", "--start-fen", "--resume"))
+
+
+def test_checkmate_ends_the_game_with_a_result(tmp_path):
+    fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1"
+    s = Script(fen=fen, seed=33).quiet(0.5)
+    s.move("e1d1").quiet(0.6)          # the rook and the facing general leave black no move
+    obs = list(observations(s.frames, NoiseProfile(seed=4)))
+    img = np.zeros((72, 128, 3), dtype=np.uint8)
+    rec = Recorder(tmp_path / "o", start_fen=fen, reader=ObservationReader(obs))
+    summary = rec.run(FakeFrame(img, f.t, f.frame_index) for f in s.frames)
+    assert summary.moves == ["e1d1"]
+    ends = [e for e in summary.events if e["type"] == "game_end"]
+    assert len(ends) == 1 and ends[0]["result"] == "1-0"
+    game = read_pgn((tmp_path / "o" / "game.pgn").read_text(encoding="utf-8"))[0]
+    assert game.result == "1-0" and game.headers.get("FEN", "").startswith("3k5")
