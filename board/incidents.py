@@ -42,6 +42,16 @@ class IncidentConfig:
     min_lift_frames: int = 1
 
 
+_NAMES = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse", "R": "chariot", "C": "cannon",
+          "P": "soldier"}
+
+
+def piece_label(letter: str) -> str:
+    """'n' -> 'black horse (n)': readable for an arbiter, exact for a script."""
+    colour = "red" if letter.isupper() else "black"
+    return f"{colour} {_NAMES.get(letter.upper(), letter)} ({letter})"
+
+
 def _cheb(a: int, b: int) -> int:
     """Chebyshev distance between two points (king steps)."""
     return max(abs(a % 9 - b % 9), abs(a // 9 - b // 9))
@@ -202,7 +212,7 @@ class IncidentTracker:
             if shift >= cfg.knock:
                 knocked.add(p)
                 out.append(IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
-                                         f"{CLASS_LETTERS[c]} on {point_name(p)} knocked {shift:.2f} spacings "
+                                         f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} knocked {shift:.2f} spacings "
                                          f"off its place",
                                          frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)}))
 
@@ -241,7 +251,7 @@ class IncidentTracker:
             self._between_reported.add(p)
             side = mover if (p in moved_pts and mover) else (mover or _side_of(c))
             out.append(IncidentEvent(t, ply, "between_points", side, [p],
-                                     f"{CLASS_LETTERS[c]} left between points near {point_name(p)} "
+                                     f"{piece_label(CLASS_LETTERS[c])} left between points near {point_name(p)} "
                                      f"(offset {mag:.2f} spacings)",
                                      frames=self._frames(ep, after, p), extra={"offset": round(mag, 3)}))
 
@@ -255,5 +265,6 @@ class IncidentTracker:
                      board_shows: str, frames: dict[str, int]) -> IncidentEvent:
         m = Move(phys.from_sq, phys.to_sq)
         return IncidentEvent(t, ply, "illegal_move", side, [phys.from_sq, phys.to_sq],
-                             f"illegal move {phys.piece} {m.iccs()}: {reason}; the board shows it until corrected",
+                             f"illegal move of the {piece_label(phys.piece)} {m.iccs()}: {reason}; "
+                             f"the board shows it until corrected",
                              frames=frames, extra={"move": m.iccs(), "reason": reason, "board_shows": board_shows})
