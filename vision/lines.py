@@ -110,7 +110,7 @@ def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -
         top = np.max(wf, axis=1)
         ok_top = np.isfinite(top) & (top >= min_strength)
         if ok_top.any():
-            typical = float(np.median(top[ok_top]))
+            typical = float(np.mean(np.minimum(top[ok_top], 4 * min_strength + np.mean(top[ok_top]))))
             strong = peak & (wf >= max(min_strength, 0.5 * typical))
             has = strong.any(axis=1)
             dist = np.where(strong, np.abs(ds)[None, :], np.inf)

@@ -328,31 +328,24 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
 
 # ----------------------------------------------------------------------------- orientation
 def red_score(image_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Per point, how much red ink there is on the point (vs the board around it).
+    """Per point, how much red ink sits on the point beyond what an empty point shows.
 
     Red pieces carry red characters (or are red discs); black ones dark/green/blue. Hue near 0
-    with strong saturation, excluding the orange of wood (hue ~10-25 in OpenCV units).
+    with strong saturation, excluding the orange of wood (hue ~10-25 in OpenCV units). Boards
+    drawn in red ink show red at every point, so the typical empty point's red is subtracted.
+    Used only to orient the board when no piece readings decide it.
     """
-    sp = geo.point_spacing_px(h)
-    r = max(2.0, 0.3 * sp)
-    cen = geo.apply_h(h, geo.POINTS)
-    hh, ww = image_bgr.shape[:2]
-    scale = min(1.0, 12.0 / r)  # work on ~12px radius discs
-    small = cv2.resize(image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image_bgr
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    from .hands import MARGIN, P, rectify
+    top = rectify(image_bgr, h)  # small top-down board, one P x P cell per point
+    hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
-    red = ((hue <= 7) | (hue >= 165)) & (sat >= 90) & (val >= 60)
-    red = red.astype(np.float32)
-    integ = cv2.integral(red)
-    rs = r * scale
-    out = np.zeros(90)
-    for i, (x, y) in enumerate(cen * scale):
-        x0, x1 = int(max(0, x - rs)), int(min(small.shape[1], x + rs))
-        y0, y1 = int(max(0, y - rs)), int(min(small.shape[0], y + rs))
-        if x1 <= x0 or y1 <= y0:
-            continue
-        out[i] = (integ[y1, x1] - integ[y0, x1] - integ[y1, x0] + integ[y0, x0]) / ((x1 - x0) * (y1 - y0))
-    return out
+    red = (((hue <= 7) | (hue >= 165)) & (sat >= 90) & (val >= 60)).astype(np.float32)
+    yy, xx = np.mgrid[0:P, 0:P]
+    disc = ((xx - (P - 1) / 2) ** 2 + (yy - (P - 1) / 2) ** 2 <= (0.32 * P) ** 2).astype(np.float32)
+    cells = red.reshape(red.shape[0] // P, P, red.shape[1] // P, P).transpose(0, 2, 1, 3)
+    frac = (cells * disc).sum(axis=(2, 3)) / disc.sum()
+    inner = frac[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9][::-1].reshape(-1)  # point-index order
+    return np.maximum(inner - np.percentile(inner, 30), 0.0)
 
 
 def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
@@ -449,7 +442,9 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     if min(H, W) < 60:
         raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
     f = min(1.0, WORK_MAX / max(H, W))
-    gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray_full
+    # (area averaging only pays off for strong reductions; linear is much cheaper)
+    gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 0.6 else cv2.INTER_LINEAR) \
+        if f < 1 else gray_full
     best = None
     # segments at a modest resolution first (LSD is the costliest step); finer only if needed
     for lsd_max in (LSD_MAX, WORK_MAX):
@@ -557,8 +552,8 @@ def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int) -> np.ndarray:
     """
     best_s, best_h = _verify(gray, h, pol)[0], h
     for edge in ((0,), (8,), (9,), (18,)):
-        hh, _ = refine(gray, h, pol, search_frac=0.06, rounds=2, extra=1, exclude=edge)
-        hh, _ = refine(gray, hh, pol, search_frac=0.04, rounds=1, extra=1)
+        hh, _ = refine(gray, h, pol, search_frac=0.06, rounds=2, extra=0, exclude=edge, step=0.2)
+        hh, _ = refine(gray, hh, pol, search_frac=0.04, rounds=1, extra=0, step=0.2)
         sc = _verify(gray, hh, pol)[0]
         if sc > best_s + 0.01:
             best_s, best_h = sc, hh
