@@ -74,6 +74,15 @@ def main() -> None:
     for s in range(3):
         render_still(100 + s)
     print(f"render_still (set-up included): {(time.perf_counter() - t) / 3:.2f} s per still")
+    import tempfile
+
+    from sim import write_clip
+    with tempfile.TemporaryDirectory() as d:
+        t = time.perf_counter()
+        truth = write_clip(ClipSpec(seed=77, random_plies=4), d)
+        dt = time.perf_counter() - t
+    print(f"write_clip (set-up + render + mp4v encode + truth.json): {truth.frame_count / dt:.1f} frames/s "
+          f"over {truth.frame_count} frames")
 
 
 if __name__ == "__main__":
