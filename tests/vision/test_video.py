@@ -84,3 +84,4 @@ def test_hands_hidden_and_quiet(vsim, seed, flicker):
     assert false_quiet == 0             # never quiet while a hand is over the board
     assert busy_before_hand <= 2        # nothing flagged on a still board
     assert obs.quiet and not obs.occluded.any()  # quiet again once the hand has gone
+    assert reader.relocks == 0                   # a hand over the board is not a bump
