@@ -247,7 +247,8 @@ def _table_half(style: BoardStyle, rng: np.random.Generator) -> np.ndarray:
     c = style.table_colour
     if style.table == "wood":
         dark = tuple(np.asarray(c) * 0.6)
-        img = wood(rng, h, w, c, dark, ring_scale=rng.uniform(10, 30), angle_deg=rng.uniform(0, 180))
+        img = wood(rng, h, w, c, dark, ring_scale=rng.uniform(10, 30), angle_deg=rng.uniform(0, 180),
+                   figure=rng.uniform(0.25, 0.6))
         # plank seams
         step = rng.uniform(5, 9) * S
         off = rng.uniform(0, step)
@@ -339,7 +340,7 @@ def render_world(style: BoardStyle, rng: np.random.Generator, table_out: list | 
         light = style.base
         dark = tuple(np.asarray(style.base) * rng.uniform(0.6, 0.8))
         surf = wood(rng, bh, bw, light, dark, ring_scale=rng.uniform(6, 20),
-                    angle_deg=float(rng.choice([0, 90]) + rng.normal(0, 2)), figure=rng.uniform(0.5, 1.5))
+                    angle_deg=float(rng.choice([0, 90]) + rng.normal(0, 2)), figure=rng.uniform(0.3, 0.9))
     elif style.kind == "cloth":
         surf = cloth(rng, bh, bw, style.base, weave=int(rng.integers(2, 4)))
     elif style.kind == "paper":

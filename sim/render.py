@@ -398,9 +398,9 @@ class Rig:
         m1, m2 = cv2.convertMaps(mu, mv, cv2.CV_16SC2)
         bg = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
         outside = (mu < 1) | (mv < 1) | (mu > art.TEX_W - 2) | (mv > art.TEX_H - 2)
-        if outside.any():  # beyond the drawn world: more of the bare table, tiled
+        if outside.any():  # beyond the drawn world: more of the bare table, mirrored (seamless)
             tsrc = self.table if scale >= 0.75 else cv2.GaussianBlur(self.table, (0, 0), 0.45 / max(scale, 0.2))
-            far = cv2.remap(tsrc, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+            far = cv2.remap(tsrc, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
             bg[outside] = far[outside]
         self._board_sides(bg, cam)
         if len(self._bg_cache) > 3:
