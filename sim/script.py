@@ -157,10 +157,12 @@ class Choreographer:
     def _aside_spot(self, side: str) -> tuple[float, float]:
         k = sum(1 for p in self.aside if (p[0].isupper()) == (side == "b"))
         row, col = divmod(k, 3)
+        # beside the board on the capturer's right, growing toward the player (clear of a clock
+        # standing at the river)
         if side == "w":
-            x, y = 9.9 + 0.95 * col, -0.6 + 0.95 * row
+            x, y = 9.9 + 0.95 * col, 0.4 - 0.95 * row
         else:
-            x, y = -1.9 - 0.95 * col, 9.6 - 0.95 * row
+            x, y = -1.9 - 0.95 * col, 8.6 + 0.95 * row
         return x + self.rng.normal(0, 0.08), y + self.rng.normal(0, 0.08)
 
     def touch(self, side: str, hand: HandPose, sq: int, incident_nudge: bool = False) -> HandPose:
