@@ -7,8 +7,9 @@ millisecond counter) and produces the bytes to transmit. No I/O: the emulator
 to identical output bytes by the device vectors in tests/clock/vectors.json.
 
 Duties (docs/clock-protocol.md):
-- number every event from 1, keep unacknowledged ones in a ring of `capacity`, retransmit
-  them every RETX_MS until acknowledged, replay "everything after N" on request;
+- number every event from 1, keep unacknowledged ones in a ring of `capacity`, resend the
+  oldest RETX_BURST of them every RETX_MS until acknowledged, replay "everything after N"
+  (or, selectively, the ones a bit mask names) on request;
 - a SNAPSHOT every SNAPSHOT_MS;
 - answer HELLO (version handshake), SYNC (time exchange) and commands; state-changing
   commands are de-duplicated by sequence number, so a retry never applies twice.
@@ -24,6 +25,7 @@ from .timecontrol import ClockMachine
 
 SNAPSHOT_MS = 1000
 RETX_MS = 200
+RETX_BURST = 4  # events resent per retransmission tick: the oldest unacknowledged ones
 RECENT_CMDS = 16
 DEFAULT_CAPACITY = 32
 FIRMWARE_NAME = "xqclock 1.0"
@@ -106,11 +108,27 @@ class ClockDevice:
         elif progressed:
             self.retx_at = (now_ms + RETX_MS) & U32
 
-    def _resend(self, after: int, now_ms: int) -> None:
+    def _resend(self, after: int, now_ms: int, limit: int = 0) -> None:
+        """Send held events after `after`, at most `limit` of them (0: all)."""
+        sent = 0
         for seq, ev in self.ring:
             if seq > after:
+                if limit and sent >= limit:
+                    break
                 self._send(MsgType.EVENT, seq, ev.pack())
+                sent += 1
         self.retx_at = (now_ms + RETX_MS) & U32 if self.ring else None
+
+    def _resend_selected(self, after: int, mask: int) -> None:
+        """Selective repeat: event after+1+i for every bit i of mask, if still held."""
+        if not self.ring:
+            return
+        first = self.ring[0][0]
+        for i in range(32):
+            if mask >> i & 1:
+                seq = (after + 1 + i) & U32
+                if first <= seq <= self.last_seq:
+                    self._send(MsgType.EVENT, seq, self.ring[seq - first][1].pack())
 
     def oldest_held(self) -> int:
         return self.ring[0][0] if self.ring else self.last_seq + 1
@@ -128,7 +146,7 @@ class ClockDevice:
         """Time passes: run the clock, send the snapshot and retransmissions that are due."""
         self._push_events(self.machine.tick(now_ms), now_ms)
         if self.retx_at is not None and _due(now_ms, self.retx_at):
-            self._resend(self.acked, now_ms)
+            self._resend(self.acked, now_ms, RETX_BURST)
         if _due(now_ms, self.next_snapshot):
             self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
             self.next_snapshot = (self.next_snapshot + SNAPSHOT_MS) & U32
@@ -169,10 +187,13 @@ class ClockDevice:
             else:
                 self.bad_frames += 1
         elif t == MsgType.REPLAY:
-            if len(frame.payload) == 4:
-                after = struct.unpack("<I", frame.payload)[0]
+            if len(frame.payload) in (4, 8):
+                after = struct.unpack_from("<I", frame.payload)[0]
                 self._ack_upto(after, now_ms)
-                self._resend(after, now_ms)
+                if len(frame.payload) == 8:
+                    self._resend_selected(after, struct.unpack_from("<I", frame.payload, 4)[0])
+                else:
+                    self._resend(after, now_ms)
             else:
                 self.bad_frames += 1
         elif t in codec.STATEFUL_COMMANDS:

@@ -618,13 +618,31 @@ class ClockLink:
             self._delivered = oldest - 1
             self._drain_pending()
 
-    def _request_replay(self, now: float, force: bool = False) -> None:
+    def _request_replay(self, now: float, force: bool = False, newest: int = 0) -> None:
+        """Ask the clock again for what we miss after the last delivered event.
+
+        After a handshake (force): everything after it. On a gap: selectively, the missing
+        events among the next 32 (a bit mask), so one round trip repairs every hole there
+        and events already buffered are not sent again. At most one request per 20 ms
+        unless delivery moved on, so a burst of out-of-order frames is not a burst of requests.
+        """
         after = self._delivered or 0
         last_after, last_t = self._last_replay
-        if force or after != last_after or now - last_t > 0.1:
-            self._last_replay = (after, now)
-            self._count("replays_requested")
-            self._send(MsgType.REPLAY, 0, codec.pack_u32(after))
+        if not (force or after != last_after or now - last_t > 0.02):
+            return
+        payload = codec.pack_u32(after)
+        if not force:
+            newest = max(newest, max(self._pending) if self._pending else 0)
+            mask = 0
+            for i in range(min(32, newest - after)):
+                if after + 1 + i not in self._pending:
+                    mask |= 1 << i
+            if not mask:
+                return
+            payload += codec.pack_u32(mask)
+        self._last_replay = (after, now)
+        self._count("replays_requested")
+        self._send(MsgType.REPLAY, 0, payload)
 
     def _on_event(self, seq: int, ev: codec.EventRecord, t_rx: float) -> bool:
         with self._lock:
@@ -635,7 +653,7 @@ class ClockLink:
             self._pending[seq] = (ev, t_rx)
             if seq != self._delivered + 1:
                 self._count("gaps")
-                self._request_replay(t_rx)
+                self._request_replay(t_rx, newest=seq)
                 if len(self._pending) > 4096:  # never hold more than this; oldest gap is lost
                     self._check_lost(min(self._pending))
                 return False
@@ -674,7 +692,7 @@ class ClockLink:
             assert self._delivered is not None
             self._check_lost(snap.oldest)
             if last_event > self._delivered:
-                self._request_replay(t_rx)
+                self._request_replay(t_rx, newest=last_event)
             clock_ms = self._unwrap(snap.clock_ms)
             host_time, _ = self._host_time(clock_ms)
             s = ClockSnapshot(

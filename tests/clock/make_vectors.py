@@ -160,6 +160,9 @@ def device_scenarios() -> list[dict]:
     for i in range(8):
         s.press(100 + 100 * i, (i + 1) % 2)
     s.rx(1000, hello(2)).rx(1001, u32(MsgType.REPLAY, 2), "replay after 2: only 6..9 are left").poll(1001)
+    s.rx(1002, f(MsgType.REPLAY, 0, codec.pack_u32(5) + codec.pack_u32(0b1101)), "selective: 6, 8, 9 (5 is acked)")
+    s.rx(1003, f(MsgType.REPLAY, 0, codec.pack_u32(1) + codec.pack_u32(0xFFFFFFFF)), "selective: only held ones")
+    s.poll(1202).rx(1203, f(MsgType.REPLAY, 0, codec.pack_u32(6) + b"\x02"), "5-byte REPLAY: ignored")
     out.append(s.as_dict())
 
     s = Scenario("stream noise: garbage, a corrupted frame and a frame split across reads")

@@ -15,7 +15,7 @@ PRESSES = 10_000
 def test_ten_thousand_presses_survive_corruption_and_disconnects(start_emulator):
     emu = start_emulator(
         "--presses", str(PRESSES), "--interval", "2", "--start-ms", "400",
-        "--corrupt", "0.01", "--drop", "0.001", "--disconnect-every", "3", "--disconnect-for", "250",
+        "--corrupt", "0.01", "--drop", "0.001", "--disconnect-every", "2.5", "--disconnect-for", "250",
         "--baud", "0", "--capacity", "1024", "--seed", "11", "--time-control", "600m+1s",
         "--exit-when-done", "--max-seconds", "100",
     )

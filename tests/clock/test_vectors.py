@@ -200,6 +200,8 @@ def _random_host_traffic(rng: random.Random) -> list[str]:
                 payload = codec.pack_hello(rng.choice([0, 1]), rng.choice([1, 2]), rng.choice([session, 9]))
             elif mtype in (3, 4):
                 payload = codec.pack_u32(rng.randrange(12))
+                if mtype == 4 and rng.random() < 0.5:
+                    payload += rng.randbytes(4)
             elif mtype == 0x10:
                 tc = codec.TimeControl(
                     tuple(codec.Stage(rng.randrange(1, 5000), rng.randrange(0, 4)) for _ in range(rng.randrange(1, 5))),

@@ -82,15 +82,37 @@ static void ack_upto(xq_device *d, uint32_t upto)
     }
 }
 
-static void resend(xq_device *d, uint32_t after)
+/* Sends held events after `after`, at most `limit` of them (0: all). */
+static void resend(xq_device *d, uint32_t after, uint16_t limit)
 {
-    uint16_t i;
+    uint16_t i, sent = 0;
     uint32_t first = xq_device_oldest_held(d);
-    for (i = 0; i < d->ring_len; i++)
-        if (first + i > after)
+    for (i = 0; i < d->ring_len; i++) {
+        if (first + i > after) {
+            if (limit && sent >= limit)
+                break;
             send_event(d, first + i, ring_at(d, i));
+            sent++;
+        }
+    }
     d->retx_armed = d->ring_len ? 1 : 0;
     d->retx_at = d->now + XQ_RETX_MS;
+}
+
+/* Selective repeat: event after+1+i for every bit i of mask, if still held. */
+static void resend_selected(xq_device *d, uint32_t after, uint32_t mask)
+{
+    uint8_t i;
+    uint32_t first = xq_device_oldest_held(d);
+    if (!d->ring_len)
+        return;
+    for (i = 0; i < 32; i++) {
+        if (mask >> i & 1u) {
+            uint32_t seq = after + 1u + i;
+            if (seq - first <= d->last_seq - first)
+                send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
+        }
+    }
 }
 
 static void send_snapshot(xq_device *d)
@@ -142,7 +164,7 @@ void xq_device_poll(xq_device *d, uint32_t now_ms)
     d->now = now_ms;
     xq_clock_tick(&d->clock, now_ms);
     if (d->retx_armed && due(now_ms, d->retx_at))
-        resend(d, d->acked);
+        resend(d, d->acked, XQ_RETX_BURST);
     if (due(now_ms, d->next_snapshot)) {
         send_snapshot(d);
         d->next_snapshot += XQ_SNAPSHOT_MS;
@@ -298,13 +320,15 @@ static void handle(xq_device *d, const xq_frame *f)
         xq_put_u32(p, d->now);
         send(d, XQ_SYNC_REPLY, f->seq, p, 4);
     } else if (f->type == XQ_ACK_EVENTS || f->type == XQ_REPLAY) {
-        if (f->len != 4) {
+        if (f->len != 4 && !(f->type == XQ_REPLAY && f->len == 8)) {
             d->bad_frames++;
             return;
         }
         ack_upto(d, xq_get_u32(f->payload));
-        if (f->type == XQ_REPLAY)
-            resend(d, xq_get_u32(f->payload));
+        if (f->type == XQ_REPLAY && f->len == 8)
+            resend_selected(d, xq_get_u32(f->payload), xq_get_u32(f->payload + 4));
+        else if (f->type == XQ_REPLAY)
+            resend(d, xq_get_u32(f->payload), 0);
     } else if (stateful(f->type)) {
         uint8_t status = command(d, f);
         send_ack(d, f->seq, status);

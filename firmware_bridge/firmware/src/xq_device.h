@@ -1,7 +1,8 @@
 /* The clock side of the protocol; mirrors firmware_bridge/device.py.
  *
- * Numbers every event from 1, keeps unacknowledged events in a ring, retransmits them every
- * XQ_RETX_MS until acknowledged, replays "everything after N" on request, sends a SNAPSHOT
+ * Numbers every event from 1, keeps unacknowledged events in a ring, resends the oldest
+ * XQ_RETX_BURST every XQ_RETX_MS until acknowledged, replays "everything after N" (or,
+ * selectively, the events a bit mask names) on request, sends a SNAPSHOT
  * every XQ_SNAPSHOT_MS, answers HELLO/SYNC and executes commands at most once per sequence
  * number. Bytes to send go out through the tx callback (a UART on the board, a buffer in
  * the host tests).
@@ -19,6 +20,7 @@
 #endif
 #define XQ_SNAPSHOT_MS 1000u
 #define XQ_RETX_MS 200u
+#define XQ_RETX_BURST 4u /* events resent per retransmission tick: the oldest unacknowledged */
 #define XQ_RECENT_CMDS 16
 #define XQ_FIRMWARE_NAME "xqclock 1.0"
 
