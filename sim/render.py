@@ -597,7 +597,7 @@ class Rig:
             hidden=hidden, hand_mask=(mask > 127) if with_mask else None, quiet=not bool(self.over_board[i]),
             corners=pose["corners"].copy(), homography=pose["homography"].copy(), camera=pose["camera"],
             ply=int(self.ply_at[i]), red_side=pose["red_side"], points=pose["points"].copy(), loose=loose,
-            hand_over_board=bool(self.over_board[i]),
+            hand_over_board=bool(self.over_board[i]), look=self.look,
         )
         return img, truth
 

@@ -139,6 +139,8 @@ class FrameTruth:
     loose: list = field(default_factory=list)
     """Pieces not on a point: [{"piece", "x", "y", "where": "hand"|"aside"}] in board-plane units."""
     hand_over_board: bool = False
+    look: str = ""
+    """The clip's look (board/piece style family), for bookkeeping in training sets."""
 
     def to_json(self) -> dict:
         return {
@@ -148,11 +150,11 @@ class FrameTruth:
             "corners": np.round(self.corners, 3).tolist(), "homography": np.asarray(self.homography).tolist(),
             "camera": self.camera, "ply": self.ply, "red_side": self.red_side,
             "points": np.round(self.points, 3).tolist(), "loose": self.loose,
-            "hand_over_board": self.hand_over_board,
+            "hand_over_board": self.hand_over_board, "look": self.look,
         }
 
 
-def _frame_from_parts(rec: dict, state: dict, pose: dict) -> FrameTruth:
+def _frame_from_parts(rec: dict, state: dict, pose: dict, look: str = "") -> FrameTruth:
     hidden = np.zeros(90, dtype=bool)
     hidden[rec["hidden"]] = True
     return FrameTruth(
@@ -163,7 +165,7 @@ def _frame_from_parts(rec: dict, state: dict, pose: dict) -> FrameTruth:
         corners=np.asarray(pose["corners"], dtype=np.float64), homography=np.asarray(pose["homography"]),
         camera=pose["camera"], ply=rec["ply"], red_side=pose["red_side"],
         points=np.asarray(pose["points"], dtype=np.float64), loose=rec.get("loose", []),
-        hand_over_board=rec.get("hand_over_board", not rec["quiet"]),
+        hand_over_board=rec.get("hand_over_board", not rec["quiet"]), look=look,
     )
 
 
@@ -223,7 +225,7 @@ class ClipTruth:
         if data.get("format") != "xqtrack-sim-truth/1":
             raise ValueError(f"{where}: not an xqtrack sim truth file (format={data.get('format')!r})")
         try:
-            frames = [_frame_from_parts(rec, data["states"][rec["state"]], data["poses"][rec["pose"]])
+            frames = [_frame_from_parts(rec, data["states"][rec["state"]], data["poses"][rec["pose"]], data.get("look", ""))
                       for rec in data["frames"]]
             return cls(spec=data["spec"], fps=data["fps"], frame_count=data["frame_count"], moves=data["moves"],
                        incidents=data["incidents"], frames=frames, look=data["look"], seed=data["seed"],
