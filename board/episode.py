@@ -147,15 +147,19 @@ def fingertips(covered: np.ndarray, side: str) -> int:
     return int(covered[int(np.argmax(d))])
 
 
-def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
-    """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
+def reach(episode: Episode, side: str) -> int:
+    """How far `side`'s fingertips travelled over the board in the episode (king steps
+    between the two farthest fingertip points): a hand going to one piece stays
+    local, an arm sweeping across the board does not."""
+    pts = [fingertips(c, side) for _, _, c in _attributed(episode, side)]
+    if not pts:
+        return 0
+    xs = np.array([p % 9 for p in pts])
+    ys = np.array([p // 9 for p in pts])
+    return int(max(xs.max() - xs.min(), ys.max() - ys.min()))
 
-    A hand reaching for a piece slows down and rests on it; an arm sweeping
-    across the board does not. One-frame jitter of the fingertip point is
-    smoothed away (majority of three frames).
-    """
-    if not episode.covered:
-        return []
+
+def _attributed(episode: Episode, side: str) -> list:
     resting = episode.before.covered
     frames = []
     for f, t, c in episode.covered:
@@ -170,6 +174,17 @@ def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
         if (side == "red" and ranks.min() > 2) or (side == "black" and ranks.max() < 7):
             continue
         frames.append((f, t, hand))
+    return frames
+
+
+def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
+    """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
+
+    A hand reaching for a piece slows down and rests on it; an arm sweeping
+    across the board does not. One-frame jitter of the fingertip point is
+    smoothed away (majority of three frames).
+    """
+    frames = _attributed(episode, side)
     if not frames:
         return []
     tips = [fingertips(c, side) for _, _, c in frames]

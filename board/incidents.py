@@ -27,7 +27,7 @@ import numpy as np
 
 from rules import Move, Position
 
-from .episode import Dwell, Episode, Settled, away_from_camera, dwells
+from .episode import Dwell, Episode, Settled, away_from_camera, dwells, reach
 from .events import Event, IncidentEvent, point_name
 from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 
@@ -36,6 +36,7 @@ from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 class IncidentConfig:
     touch: float = 0.1         # settled offset change (spacings) that means a covered disc was handled
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
+    touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
     lift_prob: float = 0.0     # reading of the settled piece this low while in view = lifted/turned
@@ -69,6 +70,9 @@ class IncidentTracker:
         # (to_sq, side, ply, settle frame) of the last move, until the opponent moves
         self.last_move: tuple[int, str, int, int] | None = None
         self._between_reported: set[int] = set()
+        # (side, point, frames) of own pieces the side to move rested a hand on in
+        # stretches without a move, until that side moves
+        self.pending_touches: list[tuple[str, int, dict[str, int]]] = []
 
     def _shift(self, before: Settled, after: Settled, p: int) -> float:
         if not (before.visible[p] and after.visible[p]):
@@ -219,15 +223,41 @@ class IncidentTracker:
         # Touch-move: the mover's hand rested on another own piece before picking up the one moved.
         if moves and mover is not None:
             touched = self._touched_before_move(ep, before, before_pos, moves, mover, after, knocked)
+            m = moves[0]
+            if touched is None:
+                # the touch may have been its own hands-over-board stretch, the hand
+                # lifted clear of the board before reaching for the piece it moved
+                for side, p, frames in self.pending_touches:
+                    c = int(before.classes[p])
+                    if side == mover and p != m.from_sq and p not in moved_pts and c != EMPTY \
+                            and CLASS_LETTERS[c].isupper() == (mover == "red"):
+                        touched = (p, None)
+                        pending_frames = frames
+                        break
             if touched:
                 p, dwell = touched
-                m = moves[0]
                 frames = self._frames(ep, after, p)
                 if dwell is not None:
                     frames["during"] = (dwell.frame_start + dwell.frame_end) // 2
+                elif self.pending_touches:
+                    frames.update({k: v for k, v in pending_frames.items() if k in ("before", "during")})
                 out.append(IncidentEvent(t, ply, "touch_move_other", mover, [p, m.from_sq],
                                          f"{mover} touched {point_name(p)} then moved {m.iccs()}",
                                          frames=frames))
+            self.pending_touches = []
+        elif not moves and ex is not None:
+            # no move: remember the side to move resting a hand on its own pieces
+            # (a hand that went to one place, not an arm sweeping across)
+            side = "red" if before_pos.turn == "w" else "black"
+            local = reach(ep, side) <= cfg.touch_reach
+            for d in (dwells(ep, side, cfg.dwell_s) if local else []):
+                for c in self._contacts(ep, d):
+                    k = int(before.classes[c])
+                    if k != EMPTY and CLASS_LETTERS[k].isupper() == (side == "red") \
+                            and not self._was_between(before, c):
+                        self.pending_touches.append(
+                            (side, c, {"before": before.frame_index, "during": (d.frame_start + d.frame_end) // 2}))
+                        break
 
         # Between points: a disc left clearly off its point.
         for p in range(90):
