@@ -36,7 +36,7 @@ def _model_available() -> bool:
     return Path(DEFAULT_MODEL_PATH).is_file()
 
 
-def bench_video(width: int, height: int, frames: int, seed: int, classify: bool) -> None:
+def bench_video(width: int, height: int, frames: int, seed: int, classify: bool, model: str | None = None) -> None:
     import sim
     from vision.reader import BoardReader
     spec = sim.ClipSpec(seed=seed, random_plies=2, width=width, height=height, fps=15.0)
@@ -45,7 +45,7 @@ def bench_video(width: int, height: int, frames: int, seed: int, classify: bool)
         clip.append((fr, tr))
         if len(clip) >= frames:
             break
-    reader = BoardReader(classify=classify)
+    reader = BoardReader(model_path=model, classify=classify)
     walls, cpus, quiet_w, busy_w = [], [], [], []
     reclass = 0
     for i, (fr, tr) in enumerate(clip):
@@ -68,7 +68,7 @@ def bench_video(width: int, height: int, frames: int, seed: int, classify: bool)
               f"{statistics.median(busy_w) * 1000:.1f} ms (median wall); frames that reclassified points: {reclass}")
 
 
-def bench_photo(n: int, classify: bool) -> None:
+def bench_photo(n: int, classify: bool, model: str | None = None) -> None:
     import sim
     from vision.locate import locate
     from vision.reader import read_image
@@ -76,7 +76,7 @@ def bench_photo(n: int, classify: bool) -> None:
     for seed in range(500, 500 + n):
         img, _ = sim.render_still(seed)
         if classify:
-            _, w, c = _timed(read_image, img)
+            _, w, c = _timed(read_image, img, model)
         else:
             _, w, c = _timed(locate, img)
         walls.append(w)
@@ -87,13 +87,13 @@ def bench_photo(n: int, classify: bool) -> None:
           f"(p90 {_pct(cpus, 90) * 1000:.0f})")
 
 
-def bench_classifier() -> None:
+def bench_classifier(model: str | None = None) -> None:
     import sim
     from vision.classifier import PieceClassifier
     from vision.crops import extract_point_crops
     img, tr = sim.render_still(3)
     crops = extract_point_crops(img, tr.homography)
-    clf = PieceClassifier()
+    clf = PieceClassifier(model)
     clf.predict(crops)
     ws = []
     for _ in range(10):
@@ -134,18 +134,19 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=8, help="photos for the full-read timing")
     ap.add_argument("--stills", type=int, default=24, help="renders for the accuracy figure")
     ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--model", default=None, help="piece model .onnx (default: the shipped one)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    classify = _model_available()
+    classify = args.model is not None or _model_available()
     print(f"vision bench (one thread; classifier model {'present' if classify else 'MISSING: geometry/hands only'})")
     print("per-frame pipeline (steady state: lock kept, hands, only changed points reclassified):")
     for w, h in ((1280, 720), (1920, 1080)):
-        bench_video(w, h, args.frames, args.seed, classify)
+        bench_video(w, h, args.frames, args.seed, classify, args.model)
     print("photo read:")
-    bench_photo(args.photos, classify)
+    bench_photo(args.photos, classify, args.model)
     if classify:
-        bench_classifier()
+        bench_classifier(args.model)
     print("accuracy:")
     bench_accuracy(args.stills, 1000)
     return 0
