@@ -70,6 +70,7 @@ class IncidentTracker:
         # (to_sq, side, ply, settle frame) of the last move, until the opponent moves
         self.last_move: tuple[int, str, int, int] | None = None
         self._between_reported: set[int] = set()
+        self._drift = np.zeros(2)
         # (side, point, frames) of own pieces the side to move rested a hand on in
         # stretches without a move, until that side moves
         self.pending_touches: list[tuple[str, int, dict[str, int]]] = []
@@ -77,7 +78,16 @@ class IncidentTracker:
     def _shift(self, before: Settled, after: Settled, p: int) -> float:
         if not (before.visible[p] and after.visible[p]):
             return 0.0
-        return float(np.linalg.norm(after.offsets[p] - before.offsets[p]))
+        return float(np.linalg.norm(after.offsets[p] - before.offsets[p] - self._drift))
+
+    @staticmethod
+    def _common_drift(before: Settled, after: Settled) -> np.ndarray:
+        """The median displacement of all discs: when every disc seems to move the
+        same way, the camera moved (a bump, a re-lock), not the pieces."""
+        both = (before.classes != EMPTY) & (after.classes == before.classes) & before.visible & after.visible
+        if both.sum() < 6:
+            return np.zeros(2)
+        return np.median(after.offsets[both] - before.offsets[both], axis=0)
 
     def _lifted(self, ep: Episode, p: int) -> bool:
         # A disc that stopped looking like itself while in view. Off by default
@@ -175,6 +185,7 @@ class IncidentTracker:
         """Incidents of one settled episode. `ex` is None when the settle was not explained."""
         if ep.before.provisional:
             return []
+        self._drift = self._common_drift(ep.before, after)
         cfg = self.cfg
         out: list[Event] = []
         before = ep.before
@@ -259,20 +270,23 @@ class IncidentTracker:
                             (side, c, {"before": before.frame_index, "during": (d.frame_start + d.frame_end) // 2}))
                         break
 
-        # Between points: a disc left clearly off its point.
+        # Between points: a disc left clearly off its point (relative to where all
+        # the discs sit: a slightly off board registration moves them all).
+        occupied = (after.classes != EMPTY) & after.visible
+        centre = np.median(after.offsets[occupied], axis=0) if occupied.sum() >= 6 else np.zeros(2)
         for p in range(90):
             c = int(after.classes[p])
             if c == EMPTY or not after.visible[p]:
                 self._between_reported.discard(p)
                 continue
-            mag = float(np.max(np.abs(after.offsets[p])))
+            mag = float(np.max(np.abs(after.offsets[p] - centre)))
             if mag < cfg.between:
                 if mag < cfg.between * 0.7:   # hysteresis: noise around the threshold is not a new incident
                     self._between_reported.discard(p)
                 continue
             if p in self._between_reported:
                 continue
-            was = float(np.max(np.abs(before.offsets[p]))) if before.visible[p] else 0.0
+            was = float(np.max(np.abs(before.offsets[p] - centre))) if before.visible[p] else 0.0
             if p not in moved_pts and was >= cfg.between:
                 continue
             if any(e.kind == "knocked" and p in e.points for e in out if isinstance(e, IncidentEvent)):
