@@ -131,6 +131,17 @@ def hand_parts(pose: HandPose, look: HandLook) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def knuckles(pose: HandPose, look: HandLook) -> np.ndarray:
+    """World points (5, 3): the four knuckles and the middle of the wrist (for highlights/tendons)."""
+    s = look.scale
+    a = np.array([pose.ax, pose.ay])
+    a = a / (np.linalg.norm(a) + 1e-9)
+    b = np.array([-a[1], a[0]])
+    loc = np.array([[1.28, -0.55], [1.2, -0.08], [1.26, 0.38], [1.4, 0.8], [3.3, 0.0]]) * s
+    xy = np.array([pose.x, pose.y]) + np.outer(loc[:, 0], a) + np.outer(loc[:, 1], b)
+    return np.column_stack([xy, np.full(5, pose.z + 0.62)])
+
+
 def project_parts(cam: Camera, parts: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray]]:
     """Project every part's outline in one call (per-call overhead dominates for small arrays)."""
     allp = cam.project_fast(np.vstack([p for _, p in parts]))
@@ -177,6 +188,16 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
         if name == "sleeve" and look.cuff:
             cv2.polylines(roi, [poly[:2]], False, edge, 2, cv2.LINE_AA, 4)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_8, 4)
+    # back of the hand: faint tendons from the knuckles toward the wrist, lighter knuckle bumps
+    kn = cam.project_fast(knuckles(pose, look)) - off
+    tendon = tuple(float(c) for c in np.clip(skin * 0.9, 0, 255))
+    bump = tuple(float(c) for c in np.clip(skin * 1.1 + 6, 0, 255))
+    for k in range(4):
+        p0 = kn[k]
+        p1 = kn[k] + 0.6 * (kn[4] - kn[k])
+        cv2.line(roi, tuple(np.round(p0 * 16).astype(int)), tuple(np.round(p1 * 16).astype(int)), tendon, 1, cv2.LINE_AA, 4)
+        cv2.circle(roi, tuple(np.round(p0 * 16).astype(int)), int(16 * max(1.0, 0.6 * float(np.linalg.norm(kn[4] - kn[0])) / 8)),
+                   bump, -1, cv2.LINE_AA, 4)
     # nails: small pale ellipses near the fingertips (seen when the hand is pinching from above)
     tipw = cam.project_fast(np.array([[pose.x, pose.y, pose.z], [pose.x + 1.0, pose.y, pose.z]]))
     unit = float(np.linalg.norm(tipw[1] - tipw[0]))  # px per point spacing near the hand
