@@ -2,8 +2,32 @@
 
 Public API (see sim/truth.py for the truth conventions):
     from sim import ClipSpec, FrameTruth, ClipTruth, render_clip, write_clip, render_still, LOOKS
-"""
-from .render import LOOKS, render_clip, render_still, write_clip
-from .truth import ClipSpec, ClipTruth, FrameTruth
 
-__all__ = ["ClipSpec", "ClipTruth", "FrameTruth", "LOOKS", "render_clip", "render_still", "write_clip"]
+The names are resolved lazily so that `xqtrack` sub-commands which only register
+their parsers here do not pay for importing OpenCV and the renderer at start-up.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "LOOKS": "sim.render",
+    "render_clip": "sim.render",
+    "render_still": "sim.render",
+    "write_clip": "sim.render",
+    "ClipSpec": "sim.truth",
+    "ClipTruth": "sim.truth",
+    "FrameTruth": "sim.truth",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
