@@ -26,6 +26,7 @@ class Settled:
     ref_prob: np.ndarray         # (90,) mean probability of `classes` at each point
     provisional: bool = False    # no settle seen yet: offsets unknown, judge no incident against it
     covered: np.ndarray | None = None   # (90,) bool: under a resting hand/arm when it settled
+    observed: np.ndarray | None = None  # (90,) the reader's most likely class per point then
 
 
 @dataclass

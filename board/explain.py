@@ -69,6 +69,7 @@ class Evidence:
 
     logp: np.ndarray
     visible: np.ndarray
+    ignore: np.ndarray | None = None   # (90,) bool: known misreads, never counted as contradicting
 
     def observed(self) -> np.ndarray:
         """Most likely class per point (only meaningful where visible)."""
@@ -91,6 +92,8 @@ class Evidence:
         best = self.logp.max(axis=1)
         here = self.logp[np.arange(90), board]
         bad = (best - here > threshold) & self.visible
+        if self.ignore is not None:
+            bad &= ~self.ignore
         return [int(i) for i in np.nonzero(bad)[0]]
 
 
@@ -104,6 +107,7 @@ class Explanation:
     board: np.ndarray           # resulting class array
     residual: list[int]         # visible points still confidently contradicting `board`
     runner_up: list[Move] = field(default_factory=list)
+    misread: list[int] = field(default_factory=list)   # move points the reader reads as another piece
 
     @property
     def explains(self) -> bool:
@@ -124,6 +128,7 @@ class ExplainConfig:
     ply_penalty: float = 4.0          # each extra (unseen) ply must pay for itself
     max_plies: int = 3
     min_margin: float = 0.7           # best vs runner-up among accepted explanations
+    misread_extra: float = 2.0        # a move read with a misread destination needs this much more
 
 
 def explain(position: Position, evidence: Evidence, config: ExplainConfig | None = None,
@@ -188,6 +193,15 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
                            runner_n[1] if runner_n else [])
         if deep.explains:
             return deep
+    # A clear single move whose only disagreement is on its own destination (the
+    # reader takes the piece that arrived for a look-alike) is still that move.
+    if one is not None and one.score >= cfg.accept_gain + cfg.misread_extra:
+        m = one.moves[0]
+        if set(one.residual) <= {m.to_sq}:
+            return Explanation(one.moves, one.score, one.margin, one.board, [], one.runner_up,
+                               misread=list(one.residual))
+    if best_n is not None and best_n[0] >= cfg.accept_gain:
+        deep = Explanation(best_n[1], best_n[0], 0.0, best_n[2], evidence.contradictions(best_n[2], cfg.contradiction))
         if one is None or len(deep.residual) < len(one.residual):
             return deep
     return one if one is not None else null

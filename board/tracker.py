@@ -110,6 +110,8 @@ class Tracker:
         self.episode: Episode | None = None
         self.window: deque[_Frame] = deque()
         self._occ_set: np.ndarray | None = None
+        self._misread: np.ndarray | None = None
+        self._misread_as: np.ndarray | None = None
         self._occ_since = 0.0
         self._rest_tries = 0
         self._reset_window()
@@ -205,7 +207,8 @@ class Tracker:
         if self.settled is None:
             return True
         lp = log_readings(fr.probs)
-        here = lp[np.arange(90), self.settled.classes]
+        ref = self.settled.observed if self.settled.observed is not None else self.settled.classes
+        here = lp[np.arange(90), ref]
         if np.any(lp.max(axis=1) - here > self.cfg.change_nats):
             return True
         shift = np.linalg.norm(fr.offsets - self.settled.offsets, axis=1)
@@ -313,7 +316,10 @@ class Tracker:
         nn = np.maximum(n, 1.0)[:, None]
         probs = np.where(n[:, None] > 0, psum / nn, 1.0 / 15)
         offsets = osum / nn
-        return Evidence(log_readings(probs), visible), offsets
+        ev = Evidence(log_readings(probs), visible)
+        if self._misread is not None:
+            ev.ignore = self._misread & (ev.observed() == self._misread_as)
+        return ev, offsets
 
     # ------------------------------------------------------------------ settling
     def _settle(self, kind: str) -> list[Event]:
@@ -345,7 +351,8 @@ class Tracker:
                 return []
         else:
             ex = explain(self.position, evidence, self.cfg.explain)
-            if not ex.explains and not self._holding:
+            first_look = self.settled is None and self.ply == 0
+            if not ex.explains and not self._holding and not first_look:
                 # The victim off the board and the capturing piece not yet moved
                 # is a capture in two steps: wait (a while) for the second step.
                 # Anything else unexplained must last a moment before it is
@@ -358,6 +365,18 @@ class Tracker:
         events: list[Event] = []
         before_pos = self.position.copy()
         episode = self.episode
+        first = self.settled is None or (self.settled.provisional and not self.moves)
+        if first and not ex.explains and self.ply == 0:
+            # The first look at a given start position: where the reader disagrees
+            # with it, trust the position (it was given) and say where.
+            ref = board_classes(self.position)
+            diff = evidence.contradictions(ref, self.cfg.explain.contradiction)
+            events.append(TrackingEvent(last.t, 0, "start_mismatch",
+                                        "the reader disagrees with the start position on "
+                                        + ", ".join(f"{point_name(p)} (reads {CLASS_LETTERS[evidence.observed()[p]]})"
+                                                    for p in diff[:12])
+                                        + "; taking the given position", points=list(diff)))
+            ex = Explanation([], 0.0, 0.0, ref, [])
         if ex.explains:
             events.extend(self._accept(ex, last, episode))
         else:
@@ -371,8 +390,16 @@ class Tracker:
         # Readings that say nothing yet (a reader still warming up) make a
         # provisional reference: no incident is judged against its offsets.
         informative = float(np.mean(np.exp(evidence.logp.max(axis=1)))) >= 0.5
+        observed = evidence.observed()
+        if self.settled is not None and self.settled.observed is not None:
+            observed = np.where(evidence.visible, observed, self.settled.observed)
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
-                               provisional=not informative, covered=~evidence.visible)
+                               provisional=not informative, covered=~evidence.visible, observed=observed)
+        if self.sync == IN_SYNC:
+            # what the reader gets wrong about the accepted position, point by point:
+            # the same reading later is no news (a look-alike the reader keeps seeing)
+            self._misread = (observed != board_classes(self.position)) & seen
+            self._misread_as = observed.copy()
         events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
                                                   before_pos, self.ply))
         self.state = QUIET

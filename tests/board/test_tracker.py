@@ -138,3 +138,29 @@ def test_repetition_ruled():
     assert len(moves_of(events)) == 9
     reps = [e for e in incidents_of(events) if e.kind == "repetition"]
     assert len(reps) == 1 and reps[0].extra["ruling"]["ruling"] == "draw"
+
+
+def test_a_reader_that_keeps_misreading_one_point_does_not_derail_the_game():
+    """The cannon that arrives on e2 is read as a chariot, and a0 as a black chariot,
+    every frame: the moves are still found (the board around them is what counts)."""
+    from board.synth import observations
+    import numpy as np
+    s = Script(seed=14).quiet(0.5)
+    for m in ("h2e2", "h9g7", "h0g2", "i9h9", "e2e6"):
+        s.move(m).quiet(0.6)
+    e2, a0 = 22, 0
+    obs = []
+    for o in observations(s.frames, NoiseProfile(seed=14)):
+        if s.frames[o.frame_index].board[e2] == "C":
+            o.probs[e2] = 0.01
+            o.probs[e2, 5] = 0.85          # 'R'
+        o.probs[a0] = 0.01
+        o.probs[a0, 12] = 0.85             # 'r'
+        o.probs /= o.probs.sum(axis=1, keepdims=True)
+        obs.append(o)
+    tr = Tracker()
+    events = []
+    for o in obs:
+        events.extend(tr.feed(o))
+    assert moves_of(events) == ["h2e2", "h9g7", "h0g2", "i9h9", "e2e6"]
+    assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
