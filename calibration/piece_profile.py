@@ -14,8 +14,9 @@ strongly regularised correction of the classifier's last layer on them:
 * the crops are shown at 8 rotations (the model must stay rotation invariant);
 * classes absent from the known position are left untouched (never learnt to
   be "impossible");
-* the strength is chosen on held-out rotations and the fit is only kept when it
-  does not lower accuracy on the known position.
+* the strength is chosen by 2-fold cross-validation over the crops, with "no
+  correction" as one of the candidates, and the fit is only kept when it does
+  not lower accuracy on the known position.
 
 The profile is a small JSON file (saved under the user's calibration folder) so
 the next game starts tuned. It names the model it was fitted for, because the
@@ -36,11 +37,26 @@ import numpy as np
 
 from vision.observation import CLASSES
 
-__all__ = ["PieceSetProfile", "PieceProfileError", "adapt_classifier", "PROFILE_FORMAT", "PROFILE_VERSION"]
+__all__ = ["PieceSetProfile", "PieceProfileError", "adapt_classifier", "default_profile_path",
+           "PROFILE_FORMAT", "PROFILE_VERSION"]
 
 PROFILE_FORMAT = "xqtrack.piece_set_profile"
 PROFILE_VERSION = 1
 _NC = len(CLASSES)
+
+
+def default_profile_path(name: str = "default") -> Path:
+    """Where a named piece-set profile lives: $XQTRACK_HOME/piece_sets/NAME.json (default ~/.xqtrack).
+
+    The name is reduced to a safe file name so "Club set (lamp)" and "club-set-lamp" land on the same file.
+    """
+    safe = "".join(ch if ch.isalnum() else "-" for ch in name.strip().lower()).strip("-")
+    while "--" in safe:
+        safe = safe.replace("--", "-")
+    if not safe:
+        raise ValueError(f"piece-set name {name!r} has no letters or digits")
+    home = Path(os.environ.get("XQTRACK_HOME", Path.home() / ".xqtrack"))
+    return home / "piece_sets" / f"{safe}.json"
 
 
 class PieceProfileError(ValueError):
@@ -66,7 +82,7 @@ class PieceSetProfile:
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     n_crops: int = 0
     classes_seen: str = ""
-    strength: float = 0.0               # the L2 weight chosen (larger = gentler)
+    strength: float = 0.0               # the L2 weight chosen (larger = gentler; inf = no correction)
     fit_accuracy_before: float = float("nan")
     fit_accuracy_after: float = float("nan")
 
@@ -95,7 +111,7 @@ class PieceSetProfile:
             "classes": "".join(CLASSES),
             "n_crops": int(self.n_crops),
             "classes_seen": self.classes_seen,
-            "strength": float(self.strength),
+            "strength": num(self.strength),  # null = no correction (infinitely strong pull to zero)
             "fit_accuracy_before": num(self.fit_accuracy_before),
             "fit_accuracy_after": num(self.fit_accuracy_after),
             "delta_b": [float(v) for v in self.delta_b],
@@ -184,7 +200,7 @@ class PieceSetProfile:
                 raise bad(key, f"must be a string, got {d[key]!r}")
         return cls(model_id=d["model_id"], delta_w=w, delta_b=b, name=d.get("name", "piece set"),
                    created=d.get("created", ""), n_crops=n, classes_seen=d.get("classes_seen", ""),
-                   strength=opt_num("strength", 0.0),
+                   strength=(lambda v: float("inf") if math.isnan(v) else v)(opt_num("strength", 0.0)),
                    fit_accuracy_before=opt_num("fit_accuracy_before", float("nan")),
                    fit_accuracy_after=opt_num("fit_accuracy_after", float("nan")))
 
@@ -223,7 +239,7 @@ def _rotations(crops: np.ndarray, angles: Sequence[float]) -> np.ndarray:
 
 
 def _fit(L0: np.ndarray, E: np.ndarray, y: np.ndarray, mask: np.ndarray, lam: float,
-         iters: int = 300) -> tuple[np.ndarray, np.ndarray]:
+         iters: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """Minimise mean CE(L0 + E dW + db, y) + lam * (|dW|^2 * scale + |db|^2) by Adam (full batch)."""
     n, dim = E.shape
     scale = float(np.mean(E ** 2)) + 1e-8  # puts dW and db penalties on the scale of their effect
@@ -277,34 +293,52 @@ def adapt_classifier(classifier: _Classifier, crops: np.ndarray, labels: Sequenc
     if len(crops) < 2:
         raise ValueError("need at least 2 labelled crops to adapt")
     y0 = _labels_to_ids(labels, len(crops))
-    fit_angles = (0.0, 90.0, 180.0, 270.0)
-    val_angles = (45.0, 135.0, 225.0, 315.0)
-    rot_fit = _rotations(crops, fit_angles)
-    rot_val = _rotations(crops, val_angles)
-    Lf, Ef, _ = classifier.raw(rot_fit)
-    Lv, Ev, _ = classifier.raw(rot_val)
-    yf = np.tile(y0, len(fit_angles))
-    yv = np.tile(y0, len(val_angles))
+    angles = (0.0, 45.0, 90.0, 135.0, 180.0, 225.0, 270.0, 315.0)
+    L, E, _ = classifier.raw(_rotations(crops, angles))
+    n = len(crops)
+    y = np.tile(y0, len(angles))
+    crop_of = np.tile(np.arange(n), len(angles))
     mask = np.zeros(_NC, bool)
     mask[np.unique(y0)] = True
 
-    base_nll, base_acc = _nll_acc(np.concatenate([Lf, Lv]), np.concatenate([yf, yv]))
-    best = None
-    for lam in (3.0, 1.0, 0.3, 0.1, 0.03):
-        W, b = _fit(Lf, Ef, yf, mask, lam)
-        nll, acc = _nll_acc(Lv + Ev @ W + b, yv)
-        if best is None or (acc, -nll) > (best[0], -best[1]):
-            best = (acc, nll, lam, W, b)
-    _, _, lam, W, b = best
-    # Refit with every rotation at the chosen strength.
-    L_all, E_all, y_all = np.concatenate([Lf, Lv]), np.concatenate([Ef, Ev]), np.concatenate([yf, yv])
-    W, b = _fit(L_all, E_all, y_all, mask, lam)
-    nll, acc = _nll_acc(L_all + E_all @ W + b, y_all)
-    if acc < base_acc or (acc == base_acc and nll > base_nll):
-        W, b, nll, acc = np.zeros_like(W), np.zeros_like(b), base_nll, base_acc  # keep the model as it is
+    # Choose the strength by 2-fold cross-validation over crops (all rotations of a crop stay on
+    # one side, so the check is not fooled by near-copies); "no correction" is a candidate too.
+    order = np.random.default_rng(0).permutation(n)
+    fold = np.zeros(n, np.int64)
+    fold[order[1::2]] = 1
+    f = fold[crop_of]
+    def cv_score(lam: float | None) -> tuple[float, float]:
+        errs, nlls = 0.0, 0.0
+        for k in (0, 1):
+            tr, va = f != k, f == k
+            if lam is None:
+                Z = L[va]
+            else:
+                W, b = _fit(L[tr], E[tr], y[tr], mask, lam)
+                Z = L[va] + E[va] @ W + b
+            nll, acc = _nll_acc(Z, y[va])
+            errs += (1 - acc) * va.sum()
+            nlls += nll * va.sum()
+        return errs / len(y), nlls / len(y)
+    base_err, base_nll = cv_score(None)
+    best: tuple[float, float, float | None] = (base_err, base_nll, None)
+    for lam in (1.0, 0.3, 0.1, 0.03):
+        err, nll = cv_score(lam)
+        if (err, nll) < best[:2]:
+            best = (err, nll, lam)
+    lam = best[2]
+    base_nll_all, base_acc = _nll_acc(L, y)
+    if lam is None:  # the data do not support a correction: keep the model as it is
+        W, b, acc, lam_out = np.zeros((E.shape[1], _NC)), np.zeros(_NC), base_acc, float("inf")
+    else:
+        W, b = _fit(L, E, y, mask, lam)
+        _, acc = _nll_acc(L + E @ W + b, y)
+        lam_out = lam
+        if acc < base_acc:
+            W, b, acc, lam_out = np.zeros_like(W), np.zeros_like(b), base_acc, float("inf")
     seen = "".join(CLASSES[i] for i in range(_NC) if mask[i])
     profile = PieceSetProfile(model_id=classifier.model_id, delta_w=W, delta_b=b, name=name, n_crops=len(crops),
-                              classes_seen=seen, strength=lam, fit_accuracy_before=base_acc,
+                              classes_seen=seen, strength=lam_out, fit_accuracy_before=base_acc,
                               fit_accuracy_after=acc)
     if apply:
         classifier.set_profile(profile)

@@ -143,18 +143,21 @@ def export_onnx(net, path: Path, tta: bool, meta: dict[str, str]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--epochs", type=int, default=100, help="at most this many epochs (the time budget usually ends it)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--widths", default="16,32,48,64")
     ap.add_argument("--real-repeat", type=int, default=3)
     ap.add_argument("--sim-seeds", type=int, default=SIM_TRAIN_SEEDS[1] - SIM_TRAIN_SEEDS[0])
     ap.add_argument("--tta", action="store_true", help="average over quarter turns inside the ONNX graph (4x cost)")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads; 1 is fastest on a shared, oversubscribed CPU")
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK)
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "pieces.onnx")
-    ap.add_argument("--max-minutes", type=float, default=15.0, help="stop training after this long")
-    ap.add_argument("--init", type=Path, default=None, help="start from a checkpoint (.pt)")
+    ap.add_argument("--max-minutes", type=float, default=15.0,
+                    help="training time budget; the learning rate schedule follows it")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="continue from a checkpoint (.pt, e.g. the previous run's best.pt): no warm-up")
     ap.add_argument("--jobs", type=int, default=1, help="processes rendering the stills")
     ap.add_argument("--render-only", action="store_true", help="render and cache the stills, then stop")
     args = ap.parse_args(argv)
@@ -188,10 +191,22 @@ def main(argv: list[str] | None = None) -> None:
     widths = tuple(int(v) for v in args.widths.split(","))
     net = PieceNet(widths)
     if args.init:
-        net.load_state_dict(torch.load(args.init)["state"])
+        ck = torch.load(args.init)
+        if tuple(ck["widths"]) != widths:
+            raise SystemExit(f"--init {args.init}: checkpoint widths {ck['widths']} differ from --widths {widths}")
+        net.load_state_dict(ck["state"])
+    net = net.to(memory_format=torch.channels_last)  # ~2x faster convolutions on CPU
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * len(loader)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    budget_s = args.max_minutes * 60.0
+    warm = 0.0 if args.init else 0.05
+
+    def lr_at(elapsed: float) -> float:
+        """Warm-up then cosine decay over the *time* budget: a run always ends annealed, however
+        busy the shared CPU was (a step-based schedule would be cut off at its peak)."""
+        f = min(elapsed / budget_s, 1.0)
+        if f < warm:
+            return args.lr * max(f / warm, 0.02)
+        return args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * (f - warm) / (1 - warm))))
     best = (math.inf, None)
     t0 = time.time()
     history = []
@@ -200,20 +215,20 @@ def main(argv: list[str] | None = None) -> None:
         net.train()
         tl, tn, tc = 0.0, 0, 0
         for x, y, off, has in loader:
-            logits, _, po = net(x)
+            logits, _, po = net(x.contiguous(memory_format=torch.channels_last))
             loss_c = F.cross_entropy(logits, y, label_smoothing=0.05)
             loss_o = (F.smooth_l1_loss(po * 10, torch.stack([off[:, 0], -off[:, 1]], 1) * 10, reduction="none")
                       .sum(1) * has).sum() / has.sum().clamp(min=1)
             loss = loss_c + 0.2 * loss_o
+            for g in opt.param_groups:
+                g["lr"] = lr_at(time.time() - t0)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if sched.last_epoch < steps - 1:
-                sched.step()
             tl += loss_c.item() * len(y)
             tn += len(y)
             tc += (logits.argmax(1) == y).sum().item()
-            if (time.time() - t0) / 60 > args.max_minutes:
+            if time.time() - t0 > budget_s:
                 stop = True
                 break
         sim_err = float((eval_arrays(net, sim_va_x) != sim_va.labels).mean())
@@ -224,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(history[-1]), flush=True)
         if score <= best[0]:
             best = (score, {k: v.clone() for k, v in net.state_dict().items()})
-            torch.save({"state": best[1], "widths": widths}, args.work / "best.pt")
+            torch.save({"state": best[1], "widths": widths, "history": history}, args.work / "best.pt")
         if stop:
             print("time limit reached", flush=True)
             break
