@@ -130,7 +130,7 @@ def bench_accuracy(n: int, first_seed: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frames", type=int, default=60, help="frames per video benchmark")
+    ap.add_argument("--frames", type=int, default=120, help="frames per video benchmark (enough for a move to settle)")
     ap.add_argument("--photos", type=int, default=8, help="photos for the full-read timing")
     ap.add_argument("--stills", type=int, default=24, help="renders for the accuracy figure")
     ap.add_argument("--seed", type=int, default=21)
