@@ -39,8 +39,12 @@ def _read(args: argparse.Namespace) -> int:
     image = cv2.imread(path, cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"{path}: not an image OpenCV can decode")
+    camera = None
+    if args.camera:
+        from calibration.camera import CameraIntrinsics
+        camera = CameraIntrinsics.load(args.camera)
     try:
-        obs = read_image(image, model_path=args.model)
+        obs = read_image(image, model_path=args.model, camera=camera)
     except BoardNotFoundError as exc:
         raise BoardNotFoundError(f"{path}: {exc}") from None
     board = obs.board_string()
@@ -72,4 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("image", help="photo file (anything OpenCV reads: jpg, png, ...)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the FEN")
     p.add_argument("--model", default=None, help="piece classifier .onnx (default: the shipped model)")
+    p.add_argument("--camera", default=None,
+                   help="camera calibration JSON (`xqtrack calibrate camera`): undistort first; "
+                        "corners then refer to the undistorted image")
     p.set_defaults(func=_read)
