@@ -211,8 +211,9 @@ class Tracker:
         here = lp[np.arange(90), ref]
         if np.any(lp.max(axis=1) - here > self.cfg.change_nats):
             return True
+        occupied = ref != 0
         shift = np.linalg.norm(fr.offsets - self.settled.offsets, axis=1)
-        return bool(np.any(shift > self.cfg.offset_wobble * 1.5))
+        return bool(np.any((shift > self.cfg.offset_wobble * 1.5) & occupied))
 
     def _begin_episode(self, fr: _Frame) -> None:
         self._begin_episode_at(fr.t, fr.frame_index)
