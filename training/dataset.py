@@ -136,12 +136,16 @@ class SimSet:
 
 
 def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, empty_keep: float = 0.35,
-                   jitter: float = 0.06, camera_jitter: bool = True, verbose: bool = False) -> SimSet:
+                   jitter: float = 0.06, camera_jitter: bool = True, verbose: bool = False,
+                   lift_range: tuple[float, float] = (0.0, 0.0)) -> SimSet:
     """Render stills and cut labelled wide crops from them.
 
     `looks`: cycle through these looks (None: the rig draws one per seed).
     `empty_keep`: fraction of empty points kept (they outnumber pieces ~2:1).
     `jitter`: crops are recentred by up to this many spacings (board-finder error).
+    `lift_range`: crops are sampled on a plane this high above the board (drawn per still; the
+        focal length is estimated from the homography as at run time), so the model reads both
+        board-plane crops and disc-top crops whatever the real disc thickness.
     """
     from sim import render_still  # training-time dependency on the rig
 
@@ -156,7 +160,8 @@ def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, emp
         img, truth = render_still(seed, look=look, fen=board_to_fen(board), width=w, height=h, camera=cam)
         nrng = np.random.default_rng(seed)
         shift = nrng.uniform(-jitter, jitter, size=(90, 2))
-        wide = extract_point_crops(img, truth.homography, offsets=shift, size=CONTEXT, span=CONTEXT_SPAN)
+        lift = float(nrng.uniform(*lift_range))
+        wide = extract_point_crops(img, truth.homography, offsets=shift, size=CONTEXT, span=CONTEXT_SPAN, height=lift)
         tb = truth.board
         keep = [i for i in range(90) if tb[i] != "." or nrng.random() < empty_keep]
         for i in keep:

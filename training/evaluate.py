@@ -62,7 +62,8 @@ def rotate(c: np.ndarray, ang: float) -> np.ndarray:
     return cv2.warpAffine(c, M, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
 
 
-def sim_eval(clf: PieceClassifier, seeds: range, looks: list[str]) -> dict:
+def sim_eval(clf: PieceClassifier, seeds: range, looks: list[str], height: float | None = None) -> dict:
+    """Per-point accuracy on rendered stills; crops on the model's plane (or `height` if given)."""
     from sim import render_still
     from training.dataset import board_to_fen, random_board
     import random
@@ -73,7 +74,8 @@ def sim_eval(clf: PieceClassifier, seeds: range, looks: list[str]) -> dict:
             rng = random.Random(seed * 31 + 7)
             board = random_board(rng)
             img, truth = render_still(seed, look=look, fen=board_to_fen(board))  # the rig draws the camera
-            crops = extract_point_crops(img, truth.homography)
+            crops = (clf.extract(img, truth.homography) if height is None
+                     else extract_point_crops(img, truth.homography, size=clf.input_size, height=height))
             o = clf.predict_full(crops)
             ys.append(np.array([CLASSES.index(c) for c in truth.board]))
             ps.append(o.probs.argmax(1))
@@ -134,10 +136,14 @@ def main(argv: list[str] | None = None) -> None:
         seeds = range(SIM_TEST_SEEDS[0], SIM_TEST_SEEDS[0] + args.sim_stills)
         res["sim_test"] = sim_eval(clf, seeds, train_looks + held)
         res["sim_test_held_out_looks"] = held
+        res["sim_test_crop_height"] = clf.crop_height
         tot = sum(v["points"] for v in res["sim_test"].values())
         err = sum(v["errors"] for v in res["sim_test"].values())
         res["sim_test_overall_accuracy"] = 1 - err / tot
         res["sim_test_points"] = tot
+        if clf.crop_height:
+            flat = sim_eval(clf, seeds, train_looks + held, height=0.0)
+            res["sim_test_board_plane_crops_accuracy"] = 1 - sum(v["errors"] for v in flat.values()) / tot
     print(json.dumps(res, indent=1, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False))

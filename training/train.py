@@ -23,7 +23,7 @@ import numpy as np
 
 from training import dataset as D
 from training.augment import geometric, photometric, real_to_wide
-from vision.crops import disc_to_point_crop
+from vision.crops import DISC_TOP_HEIGHT, disc_to_point_crop
 from vision.observation import CLASSES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,11 +42,14 @@ def sim_looks() -> tuple[list[str], list[str]]:
     return (looks[:-k] if k else looks), (looks[-k:] if k else [])
 
 
+LIFT_RANGE = (0.0, 0.35)   # training crops: board plane .. thick disc tops
+
+
 def _render_chunk(job: tuple[Path, int, int, tuple[str, ...]]) -> str:
     path, a, b, looks = job
     if not path.exists():
         t = time.time()
-        s = D.render_sim_set(range(a, b), list(looks))
+        s = D.render_sim_set(range(a, b), list(looks), lift_range=LIFT_RANGE)
         D.save_sim_set(s, path)
         print(f"rendered {path.name}: {len(s.labels)} crops in {time.time() - t:.0f}s", flush=True)
     return str(path)
@@ -56,7 +59,7 @@ def cached_sim(work: Path, name: str, seeds: range, looks: list[str] | None, job
                chunk: int = 25) -> D.SimSet:
     """Rendered crops for `seeds`, cached in chunks under `work` (rendering is the slow part)."""
     lk = tuple(looks or [])
-    todo = [(work / f"sim_{name}_{a}_{min(a + chunk, seeds.stop)}_{'-'.join(lk) or 'any'}.npz",
+    todo = [(work / f"sim_{name}_{a}_{min(a + chunk, seeds.stop)}_{'-'.join(lk) or 'any'}_lift.npz",
              a, min(a + chunk, seeds.stop), lk) for a in range(seeds.start, seeds.stop, chunk)]
     if jobs > 1 and any(not j[0].exists() for j in todo):
         import multiprocessing as mp
@@ -246,6 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     net.load_state_dict(best[1])
     meta = {
         "classes": "".join(CLASSES), "input_size": str(D.CROP), "span": "1.0", "tta": str(bool(args.tta)),
+        "crop_height": str(DISC_TOP_HEIGHT),
         "widths": args.widths, "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "train_looks": ",".join(train_looks), "held_out_looks": ",".join(held_looks),
         "sim_train_seeds": f"{SIM_TRAIN_SEEDS[0]}..{SIM_TRAIN_SEEDS[0] + args.sim_seeds - 1}",

@@ -102,6 +102,8 @@ class PieceClassifier:
         shape = inputs[0].shape
         self.input_size = int(meta.get("input_size", shape[1] if isinstance(shape[1], int) else 48))
         self.span = float(meta.get("span", 1.0))
+        # plane the model was trained to read (disc tops); see vision.crops.DISC_TOP_HEIGHT
+        self.crop_height = float(meta.get("crop_height", 0.0))
         self.model_path = path
         self.model_id = _file_id(path)
         self.embedding_dim = int(self._sess.get_outputs()[[o.name for o in self._sess.get_outputs()].index("embedding")].shape[1])
@@ -131,6 +133,13 @@ class PieceClassifier:
         self._profile = profile
 
     # ---------------------------------------------------------------- inference
+    def extract(self, image_bgr: np.ndarray, homography: np.ndarray, offsets: np.ndarray | None = None,
+                points=None) -> np.ndarray:
+        """Point crops exactly as this model wants them (size, span, disc-top plane)."""
+        from vision.crops import extract_point_crops
+        return extract_point_crops(image_bgr, homography, offsets=offsets, size=self.input_size, span=self.span,
+                                   points=points, height=self.crop_height)
+
     def _prepare(self, crops: np.ndarray) -> np.ndarray:
         a = np.asarray(crops)
         if a.ndim == 3 and a.shape[-1] == 3:

@@ -117,3 +117,41 @@ def test_disc_to_point_crop_centres_disc() -> None:
     out = disc_to_point_crop(disc, size=48, fill=0.5, offset=(0.2, 0.0), background=np.zeros((48, 48, 3), np.uint8))
     cx, cy = blob_centroid(out)
     assert abs(cx - (24 + 0.2 * 48)) < 0.75 and abs(cy - 24) < 0.5
+
+
+def _camera_homographies(tilt_deg: float, az_deg: float, f: float, h: float, size=(1280, 720)):
+    """A pinhole camera looking at the board centre from `tilt_deg` off vertical; H for z=0 and z=h."""
+    w, hh = size
+    K = np.array([[f, 0, (w - 1) / 2], [0, f, (hh - 1) / 2], [0, 0, 1.0]])
+    tilt, az = np.deg2rad(tilt_deg), np.deg2rad(az_deg)
+    target = np.array([4.0, 4.5, 0.0])
+    d = 14.0
+    C = target + d * np.array([np.sin(tilt) * np.sin(az), -np.sin(tilt) * np.cos(az), np.cos(tilt)])
+    fwd = (target - C) / np.linalg.norm(target - C)
+    up_hint = np.array([np.sin(az), -np.cos(az), 0.0]) if tilt_deg > 1 else np.array([0, -1.0, 0])
+    right = np.cross(fwd, -up_hint)
+    right /= np.linalg.norm(right)
+    down = np.cross(fwd, right)
+    R = np.stack([right, down, fwd])  # world -> camera rows
+    t = -R @ C
+    H0 = K @ np.stack([R[:, 0], R[:, 1], t], 1)
+    Hh = K @ np.stack([R[:, 0], R[:, 1], t + h * R[:, 2]], 1)
+    return H0 / H0[2, 2], Hh / Hh[2, 2]
+
+
+@pytest.mark.parametrize("tilt, az", [(0.5, 0.0), (20.0, 30.0), (45.0, 200.0), (35.0, 90.0)])
+def test_lift_homography_matches_camera_geometry(tilt: float, az: float) -> None:
+    from vision.crops import lift_homography
+    f = 1000.0
+    H0, Hh = _camera_homographies(tilt, az, f, 0.3)
+    pts = np.array([[x, y, 1.0] for x in range(9) for y in range(10)]).T
+
+    def proj(M):
+        q = M @ pts
+        return (q[:2] / q[2]).T
+
+    shift = np.abs(proj(Hh) - proj(H0)).max()
+    exact = lift_homography(H0, 0.3, (1280, 720), focal=f)
+    assert np.abs(proj(exact) - proj(Hh)).max() < 1e-6 * max(shift, 1.0) + 1e-6
+    est = lift_homography(H0, 0.3, (1280, 720))  # focal estimated from the homography
+    assert np.abs(proj(est) - proj(Hh)).max() < 0.25 * shift + 0.5
