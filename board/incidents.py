@@ -1,20 +1,22 @@
 """Incident rules: what an arbiter needs to see, decided at each settle.
 
-The evidence is physical, because the camera cannot see fingers touch a
-disc: a disc that was under a hand and now sits measurably elsewhere
-(settled offset change) was touched; one that moved a lot was knocked; a
-disc that, while in view, stopped looking like itself (probability of the
-settled piece collapsing) was lifted or turned. Mere occlusion is never
-enough — an arm passing over the board is not an incident.
+The camera cannot see fingers touch a disc, so the evidence is the hand's
+behaviour and the discs' positions. A hand reaching for a piece slows down
+and rests on it: a *dwell* of its fingertips (the leading point of the hand's
+covered region, see episode.dwells) on one point for ~0.3 s; an arm sweeping
+over the board does not rest, and mere occlusion is never an incident.
+A raised hand covers points displaced away from the camera (parallax), so a
+dwell's contact point may be one step back toward the camera.
 
-Rules (the side is the player whose hand it was: the mover of the episode):
-- touch_move_other: an own, unmoved disc was disturbed (before the moved
-  piece was picked up) and a different piece was moved.
-- retouch: after a move settled and before the opponent's move, the moved
-  disc was disturbed again.
-- between_points: a disc settled more than `between` point spacings from
-  its point (a moved disc, or one that was on its point before).
-- knocked: an unmoved disc was displaced by `knock` spacings or more.
+Rules (the side is the player whose hand it was):
+- touch_move_other: the mover rested a hand on another of its own unmoved
+  pieces before the dwell that picked up the moved piece (in the same
+  stretch, or in a stretch of its own before the move, hand lifted clear).
+- retouch: after a move settled, before the opponent's move, the mover's hand
+  rested on the piece it had released (or moved it measurably).
+- knocked: an unmoved disc moved `knock` spacings or more (relative to the
+  common drift of all discs: a camera re-lock moves them all).
+- between_points: a disc settled more than `between` spacings off its point.
 - illegal_move: built by the tracker from the physical displacement.
 - repetition: built by the tracker from rules.repetition.adjudicate.
 Pure logic, no I/O.
@@ -39,8 +41,6 @@ class IncidentConfig:
     touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
-    lift_prob: float = 0.0     # reading of the settled piece this low while in view = lifted/turned
-    min_lift_frames: int = 1
 
 
 _NAMES = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse", "R": "chariot", "C": "cannon",
@@ -88,12 +88,6 @@ class IncidentTracker:
         if both.sum() < 6:
             return np.zeros(2)
         return np.median(after.offsets[both] - before.offsets[both], axis=0)
-
-    def _lifted(self, ep: Episode, p: int) -> bool:
-        # A disc that stopped looking like itself while in view. Off by default
-        # (lift_prob 0): the unflagged edge of a hand causes the same dip, and
-        # an arm passing over the board is not an incident.
-        return bool(ep.min_prob[p] < self.cfg.lift_prob and ep.occluded_frames[p] > 0)
 
     def _was_between(self, before: Settled, p: int) -> bool:
         return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= self.cfg.between)
