@@ -532,6 +532,9 @@ class Tracker:
             return events
         frames = list(self.window)
         evidence, offsets = self._evidence(frames)
+        if float(np.mean(np.exp(evidence.logp.max(axis=1)))) < 0.5 or not evidence.visible.all():
+            self._reset_window()   # the reader has not read the board yet
+            return events
         standard = Position()
         if not evidence.contradictions(board_classes(standard), self.cfg.explain.contradiction):
             start = standard
