@@ -164,3 +164,21 @@ def test_a_reader_that_keeps_misreading_one_point_does_not_derail_the_game():
         events.extend(tr.feed(o))
     assert moves_of(events) == ["h2e2", "h9g7", "h0g2", "i9h9", "e2e6"]
     assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+
+
+def test_start_is_not_read_from_a_reader_that_has_not_looked_yet():
+    from board.synth import observations
+    import numpy as np
+    fen = "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1"
+    s = Script(fen=fen, seed=15).quiet(1.0)
+    s.move("e0f0").quiet(0.6)
+    obs = list(observations(s.frames, NoiseProfile(seed=15, weak_points=0.0)))
+    for o in obs[:12]:                      # warming up: every point 1/15
+        o.probs = np.full((90, 15), 1 / 15, dtype=np.float32)
+    tr = Tracker(read_start=True)
+    events = []
+    for o in obs:
+        events.extend(tr.feed(o))
+    started = [e for e in events if e.type == "tracking" and e.status == "started"]
+    assert len(started) == 1 and started[0].extra["fen"].split()[0] == fen.split()[0]
+    assert moves_of(events) == ["e0f0"]
