@@ -75,6 +75,10 @@ class IncidentTracker:
         # stretches without a move, until that side moves
         self.pending_touches: list[tuple[str, int, dict[str, int]]] = []
 
+    def mark_between(self, p: int) -> None:
+        """A between-points incident the tracker reported itself (disc unreadable)."""
+        self._between_reported.add(p)
+
     def _shift(self, before: Settled, after: Settled, p: int) -> float:
         if not (before.visible[p] and after.visible[p]):
             return 0.0

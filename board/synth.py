@@ -41,6 +41,7 @@ class NoiseProfile:
     hand_lag: int = 1               # frames the quiet flag lags the truth
     offset_sigma: float = 0.015
     lose_on_bump: bool = True
+    unreadable_off: float = 0.38    # a disc this far off its point reads as empty there (crop misses it)
     seed: int = 0
 
 
@@ -75,6 +76,11 @@ def observations(frames: Iterable, profile: NoiseProfile | None = None,
         probs += rest * (1.0 - conf)[:, None]
         probs[np.arange(90), alt] += (1.0 - conf) * 0.75
         probs[np.arange(90), true] += conf
+        off = np.max(np.abs(np.asarray(fr.offsets, dtype=np.float64)), axis=1)
+        gone = (off >= prof.unreadable_off) & (true != 0)
+        if gone.any():
+            probs[gone] *= 0.15
+            probs[gone, 0] += 0.85
         flick = rng.random(90) < prof.flicker
         if flick.any():
             a = probs[flick, alt[flick]].copy()

@@ -378,8 +378,23 @@ class Tracker:
                                                     for p in diff[:12])
                                         + "; taking the given position", points=list(diff)))
             ex = Explanation([], 0.0, 0.0, ref, [])
+        rescued = None
+        if not ex.explains:
+            rescued = self._vanished_piece_move(evidence, episode)
+            if rescued is not None:
+                ex = rescued
         if ex.explains:
             events.extend(self._accept(ex, last, episode))
+            if rescued is not None:
+                m = rescued.moves[0]
+                piece = self.position.piece_at(m.to_sq) or "?"
+                events.append(IncidentEvent(
+                    last.t, self.ply, "between_points", side_name(BLACK if piece.islower() else RED), [m.to_sq],
+                    f"{incident_rules.piece_label(piece)} put down off the points near {point_name(m.to_sq)} "
+                    f"(the reader cannot see it on any point)",
+                    frames={"before": episode.before.frame_index, "during": episode.busiest_frame,
+                            "after": last.frame_index}))
+                self.incidents.mark_between(m.to_sq)
         else:
             events.extend(self._unexplained(ex, evidence, last, episode))
         # The new settled reference: the legal position's placement, the readings' offsets.
@@ -481,6 +496,43 @@ class Tracker:
         return [IncidentEvent(last.t, self.ply, "repetition", side, pts,
                               f"repetition: {ruling.ruling.replace('_', ' ')} ({ruling.reason})",
                               frames={"after": last.frame_index}, extra={"ruling": ruling.to_dict()})]
+
+    def _vanished_piece_move(self, evidence: Evidence, episode: Episode) -> Explanation | None:
+        """One piece of the side to move left its point and appears on none: put down
+        between points, where the reader sees no piece. Its destination is the one
+        legal destination, or the one the mover's hand last rested on."""
+        assert self.position is not None
+        from .episode import dwells
+        ref = board_classes(self.position)
+        diff = evidence.contradictions(ref, self.cfg.explain.contradiction)
+        if len(diff) != 1:
+            return None
+        f = diff[0]
+        piece = self.position.piece_at(f)
+        if piece is None or evidence.observed()[f] != 0 or piece.isupper() != (self.position.turn == RED):
+            return None
+        dests = [m for m in self.position.legal_moves() if m.from_sq == f
+                 and self.position.piece_at(m.to_sq) is None and evidence.visible[m.to_sq]]
+        if not dests:
+            return None
+        choice = None
+        if len(dests) == 1:
+            choice = dests[0]
+        else:
+            side = side_name(self.position.turn)
+            rests = dwells(episode, side, self.cfg.incidents.dwell_s)
+            for d in reversed(rests):
+                near = [m for m in dests if max(abs(m.to_sq % 9 - d.point % 9), abs(m.to_sq // 9 - d.point // 9)) <= 1]
+                if len(near) == 1:
+                    choice = near[0]
+                    break
+                if near:
+                    break
+        if choice is None:
+            return None
+        board = ref.copy()
+        board[choice.to_sq], board[choice.from_sq] = board[choice.from_sq], 0
+        return Explanation([choice], evidence.delta(ref, board), 0.0, board, [], misread=[choice.to_sq])
 
     def _unexplained(self, ex: Explanation, evidence: Evidence, last: _Frame, episode: Episode) -> list[Event]:
         assert self.position is not None
