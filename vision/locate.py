@@ -277,7 +277,7 @@ def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
 
 def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
            rounds: int = 3, min_strength: float = 5.0, step: float = 0.1,
-           extra: int = 3, exclude: tuple[int, ...] = ()) -> tuple[np.ndarray, float]:
+           extra: int = 2, exclude: tuple[int, ...] = ()) -> tuple[np.ndarray, float]:
     """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support).
 
     `exclude`: line ids (0..8 files, 9..18 ranks) to leave out of the fit."""
@@ -300,7 +300,7 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
         if len(np.unique(ids[ok & (axis == 0)])) < 3 or len(np.unique(ids[ok & (axis == 1)])) < 3:
             break
         h_new = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
-                                           weights=np.sqrt(m.strength[ok]), h0=h)
+                                           weights=np.sqrt(m.strength[ok]), h0=h, iters=3)
         # a whole line pulled onto something parallel (a board frame hugging the edge line,
         # blurred together with it) shows as one line off the fit of all the others: drop it
         bp = geo.apply_h(np.linalg.inv(h_new), m.image_pts[ok])
@@ -313,7 +313,7 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
             keep = ok & ~np.isin(ids, bad_lines)
             if len(np.unique(ids[keep & (axis == 0)])) >= 3 and len(np.unique(ids[keep & (axis == 1)])) >= 3:
                 h_new = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
-                                                   weights=np.sqrt(m.strength[keep]), h0=h)
+                                                   weights=np.sqrt(m.strength[keep]), h0=h, iters=3)
         h = h_new
         moved = float(np.median(np.abs(m.offset[ok])))
         # keep the window wide while the lattice is still moving; narrow it once it has settled
