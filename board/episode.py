@@ -27,6 +27,7 @@ class Settled:
     provisional: bool = False    # no settle seen yet: offsets unknown, judge no incident against it
     covered: np.ndarray | None = None   # (90,) bool: under a resting hand/arm when it settled
     observed: np.ndarray | None = None  # (90,) the reader's most likely class per point then
+    empty_prob: np.ndarray | None = None  # (90,) the reader's probability that the point is empty
 
 
 @dataclass

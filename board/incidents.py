@@ -38,6 +38,8 @@ from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 class IncidentConfig:
     touch: float = 0.1         # settled offset change (spacings) that means a covered disc was handled
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
+    between_empty: float = 0.3  # a moved disc read this likely empty at its destination is off the point
+    faded_empty: float = 0.4   # an unmoved disc now read this likely empty was pushed off its point
     touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
@@ -74,6 +76,19 @@ class IncidentTracker:
         # (side, point, frames) of own pieces the side to move rested a hand on in
         # stretches without a move, until that side moves
         self.pending_touches: list[tuple[str, int, dict[str, int]]] = []
+
+    def _faded(self, ep: Episode, before: Settled, after: Settled, p: int, near: set[int]) -> bool:
+        """A disc that read clearly before and now reads largely as an empty point,
+        with the hand over it or beside a moved point: pushed off its point (a disc
+        half off its point is half an empty crop to the reader)."""
+        if before.empty_prob is None or after.empty_prob is None:
+            return False
+        if not (before.visible[p] and after.visible[p]):
+            return False
+        was_clear = before.empty_prob[p] < 0.1 and before.ref_prob[p] >= 0.5
+        now_empty = after.empty_prob[p] >= self.cfg.faded_empty
+        hand_near = ep.occluded_frames[p] > 0 or any(_cheb(p, q) <= 2 for q in near)
+        return bool(was_clear and now_empty and hand_near)
 
     def mark_between(self, p: int) -> None:
         """A between-points incident the tracker reported itself (disc unreadable)."""
@@ -222,11 +237,13 @@ class IncidentTracker:
             if self._was_between(before, p):
                 continue   # a disc left between points being put right is not knocked
             shift = self._shift(before, after, p)
-            if shift >= cfg.knock:
+            faded = self._faded(ep, before, after, p, moved_pts)
+            if shift >= cfg.knock or faded:
                 knocked.add(p)
+                how = (f"knocked {shift:.2f} spacings off its place" if shift >= cfg.knock else
+                       "knocked off its place (it no longer reads as a piece on its point)")
                 out.append(IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
-                                         f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} knocked {shift:.2f} spacings "
-                                         f"off its place",
+                                         f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} {how}",
                                          frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)}))
 
         # Touch-move: the mover's hand rested on another own piece before picking up the one moved.
@@ -278,6 +295,11 @@ class IncidentTracker:
                 self._between_reported.discard(p)
                 continue
             mag = float(np.max(np.abs(after.offsets[p] - centre)))
+            # a moved disc the reader sees as half an empty point is off its point too
+            blurred = (p in moved_pts and after.empty_prob is not None
+                       and after.empty_prob[p] >= cfg.between_empty and p not in self._between_reported)
+            if blurred:
+                mag = max(mag, cfg.between)
             if mag < cfg.between:
                 if mag < cfg.between * 0.7:   # hysteresis: noise around the threshold is not a new incident
                     self._between_reported.discard(p)

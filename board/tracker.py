@@ -410,7 +410,8 @@ class Tracker:
         if self.settled is not None and self.settled.observed is not None:
             observed = np.where(evidence.visible, observed, self.settled.observed)
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
-                               provisional=not informative, covered=~evidence.visible, observed=observed)
+                               provisional=not informative, covered=~evidence.visible, observed=observed,
+                               empty_prob=np.exp(evidence.logp[:, 0]))
         if self.sync == IN_SYNC:
             # what the reader gets wrong about the accepted position, point by point:
             # the same reading later is no news (a look-alike the reader keeps seeing)
@@ -604,7 +605,8 @@ class Tracker:
         self._set_start(start, [])
         classes = board_classes(start)
         ref_prob = np.exp(evidence.logp[np.arange(90), classes])
-        self.settled = Settled(fr.t, fr.frame_index, classes, offsets, evidence.visible, ref_prob)
+        self.settled = Settled(fr.t, fr.frame_index, classes, offsets, evidence.visible, ref_prob,
+                               empty_prob=np.exp(evidence.logp[:, 0]))
         self._reset_window()
         self.just_settled = True
         self.last_settle_frame = fr.frame_index
