@@ -27,6 +27,10 @@ EMPTY = 0
 # certainty against a hypothesis costs at most about log(1 / FLOOR) nats.
 FLOOR = 0.004
 
+# How strongly a reader must disagree about WHICH piece stands on an occupied
+# point before it counts against a board (see Evidence.contradictions).
+IDENTITY_NATS = 6.0
+
 
 def board_classes(position: Position) -> np.ndarray:
     """The position's placement as 90 class indices (point-index order)."""
@@ -91,7 +95,12 @@ class Evidence:
         """
         best = self.logp.max(axis=1)
         here = self.logp[np.arange(90), board]
-        bad = (best - here > threshold) & self.visible
+        # A piece read as another piece (occupancy agrees) is the reader's commonest
+        # mistake, and no move leaves a piece where it was while changing what it
+        # is: such points must disagree far more strongly to count.
+        same_occupancy = (board != EMPTY) & (self.observed() != EMPTY)
+        need = np.where(same_occupancy, max(threshold, IDENTITY_NATS), threshold)
+        bad = (best - here > need) & self.visible
         if self.ignore is not None:
             bad &= ~self.ignore
         return [int(i) for i in np.nonzero(bad)[0]]
