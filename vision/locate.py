@@ -389,12 +389,12 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
     tol = 1.2 * s  # 1.2 working px in normalised units
     peaks = []
     hh = hist.copy()
-    for _ in range(5):
+    for _ in range(7):
         p = int(np.argmax(hh))
         if hh[p] <= 0.05 * hist.max():
             break
         peaks.append(p)
-        for d in range(-12, 13):
+        for d in range(-8, 9):
             hh[(p + d) % 180] = 0
     pairs = []
     for i in range(len(peaks)):
@@ -405,7 +405,7 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
     pairs.sort(key=lambda q: -q[0])
     best: tuple[float, np.ndarray, int] | None = None
     vp_cache: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
-    for _, pi, pj in pairs[:5]:
+    for _, pi, pj in pairs[:8]:
         # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
         # roughly: vanishing points come from short, broken segments) ...
         rough = []
