@@ -156,6 +156,15 @@ def _demo(args: argparse.Namespace) -> int:
         ok = summary.moves == expected
         print(f"Compared with the clip's ground truth: {same}/{len(expected)} moves right"
               + (" — all correct." if ok else "."))
+        planted = [i for i in truth.get("incidents", []) if i.get("kind") != "arm_pass"]
+        if planted:
+            def hit(i):
+                return any(f["kind"] == i["kind"] and set(f.get("points") or []) & set(i.get("points") or [])
+                           for f in summary.incidents)
+            found = sum(1 for i in planted if hit(i))
+            print(f"Planted incidents reported: {found}/{len(planted)} "
+                  f"({', '.join(i['kind'] + '@' + str(i['ply']) for i in planted if not hit(i)) or 'none missed'}"
+                  + (" missed)" if found < len(planted) else ")"))
     if summary.ended != "end_of_source":
         print(f"note: {summary.message}")
     print(f"\nLook at:\n  {out / 'game.pgn'}      the game record (Chinese notation)\n"
