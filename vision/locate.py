@@ -394,7 +394,7 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
         if hh[p] <= 0.05 * hist.max():
             break
         peaks.append(p)
-        for d in range(-8, 9):
+        for d in range(-12, 13):
             hh[(p + d) % 180] = 0
     pairs = []
     for i in range(len(peaks)):
@@ -453,8 +453,9 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
             best = got
         if lsd_max >= max(gray.shape):
             break
-        if best is not None and best[0] >= 0.3:
-            # a small board (fine lines at the LSD resolution) deserves a second, finer look
+        if best is not None and best[0] >= 0.55:
+            # a small board (fine lines at the LSD resolution) or a doubtful fit deserves a
+            # second, finer look; a clear fit of a well-sized board does not
             sp_lsd = geo.point_spacing_px(best[1]) * lsd_max / max(gray.shape)
             if sp_lsd >= 22:
                 break
