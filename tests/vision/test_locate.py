@@ -87,3 +87,19 @@ def test_bad_input_is_a_clear_error():
         locate(np.zeros((0, 0, 3), np.uint8))
     with pytest.raises(BoardNotFoundError):
         locate(np.zeros((20, 20, 3), np.uint8))
+
+
+def test_camera_intrinsics_undo_lens_distortion():
+    """A strongly bent lens: no homography fits the raw frame to a pixel, but with the camera's
+    intrinsics (what `xqtrack calibrate camera` makes) the undistorted frame fits the pinhole
+    homography within a pixel."""
+    import sim
+    from calibration.camera import CameraIntrinsics
+    img, truth = sim.render_still(1005, camera={"distortion": -0.12})
+    cam = CameraIntrinsics(K=np.array(truth.camera["K"]), dist=np.array(truth.camera["dist"]),
+                           width=img.shape[1], height=img.shape[0])
+    fit = find_lattice(cam.undistort(img))
+    h_pinhole = np.array(truth.camera["homography_pinhole"])
+    err = min(float(np.abs(geo.apply_h(fit.homography @ geo.board_symmetry(k), geo.POINTS)
+                           - geo.apply_h(h_pinhole, geo.POINTS)).max()) for k in ("id", "flip_x", "flip_y", "rot180"))
+    assert err < 1.0
