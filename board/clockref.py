@@ -64,7 +64,7 @@ class ClockReferee:
     @staticmethod
     def to_dict(cev: Any) -> dict[str, Any]:
         return {"kind": cev.kind, "side": getattr(cev, "side", None), "seq": getattr(cev, "seq", None),
-                "clock_ms": getattr(cev, "clock_ms", None),
+                "boot_id": getattr(cev, "boot_id", None), "clock_ms": getattr(cev, "clock_ms", None),
                 "remaining_ms": {"red": int(cev.remaining_ms[0]), "black": int(cev.remaining_ms[1])}}
 
     # -- rules
@@ -89,11 +89,23 @@ class ClockReferee:
                 self.clock_assignments.append((ev.ply, p.remaining_ms[0 if ev.side == "red" else 1]))
         return out
 
+    @staticmethod
+    def presser(cev: Any) -> str | None:
+        """Who ended a turn with this event: a press names its side; the first press
+        of a game arrives as "start" of the other side's clock (red moves first, so
+        "start black" is red's press; "start red" only starts the game)."""
+        kind, side = getattr(cev, "kind", None), getattr(cev, "side", None)
+        if kind == "press" and side in ("red", "black"):
+            return side
+        if kind == "start" and side == "black":
+            return "red"
+        return None
+
     def on_clock(self, cev: Any, t: float, ply: int) -> list[Event]:
-        if getattr(cev, "kind", None) != "press" or getattr(cev, "side", None) not in ("red", "black"):
+        side = self.presser(cev)
+        if side is None:
             return []
         out: list[Event] = []
-        side = cev.side
         rem = tuple(int(x) for x in cev.remaining_ms)
         since = [m for m in self.moves if m.t_touch >= self.last_press_t - 1e-9 and not m.accounted]
         mine = [m for m in self.moves if m.side == side and not m.pressed and m.t_touch >= self.last_press_t - 1e-9]

@@ -41,12 +41,25 @@ def _make_reader():
     return BoardReader()
 
 
-def _open_clock(port: str):
+def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
+    """The clock link; when resuming, continue after the last clock event journalled
+    (the clock replays what it still holds, nothing twice)."""
     try:
         from firmware_bridge import ClockLink
     except ImportError as exc:
         raise RuntimeError(f"the clock link is not available: {exc}") from None
-    return ClockLink(port)
+    kwargs = {}
+    if resume and out_dir:
+        from .journal import EVENTS_NAME, read_events
+        path = Path(out_dir) / EVENTS_NAME
+        if path.exists():
+            events, _ = read_events(path)
+            last = [e for e in events if e.get("type") == "clock" and e.get("seq") is not None]
+            if last:
+                kwargs["resume_after"] = int(last[-1]["seq"])
+                if last[-1].get("boot_id") is not None:
+                    kwargs["resume_boot_id"] = int(last[-1]["boot_id"])
+    return ClockLink(port, **kwargs)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -60,7 +73,7 @@ def _record(args: argparse.Namespace) -> int:
         from rules import Position
         Position.from_fen(args.start_fen)  # FenError says what is wrong before anything opens
     source = FrameSource(args.source)
-    clock = _open_clock(args.clock) if args.clock else None
+    clock = _open_clock(args.clock, args.out, args.resume) if args.clock else None
     headers = {k: v for k, v in (("Red", args.red), ("Black", args.black), ("Event", args.event)) if v}
     progress = live = None
     bar = None

@@ -209,13 +209,15 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
             moves.append(m)
             clocks.append(None)
             sides.append(e.get("side"))
-        elif e.get("type") == "clock" and e.get("kind") == "press" and e.get("side") in ("red", "black"):
+        elif e.get("type") == "clock":
             # the press that ends a turn gives that move's %clk
+            presser = e.get("side") if e.get("kind") == "press" else ("red" if e.get("kind") == "start"
+                                                                       and e.get("side") == "black" else None)
             rem = e.get("remaining_ms") or {}
             for i in range(len(moves) - 1, -1, -1):
-                if sides[i] == e["side"]:
-                    if clocks[i] is None and e["side"] in rem:
-                        clocks[i] = int(rem[e["side"]])
+                if presser is not None and sides[i] == presser:
+                    if clocks[i] is None and presser in rem:
+                        clocks[i] = int(rem[presser])
                     break
         elif e.get("type") == "game_end":
             result = e.get("result", result)

@@ -110,3 +110,66 @@ def test_recorder_with_clock_writes_clk_and_flags_a_missing_press(tmp_path):
     assert game.clocks_ms[0] == 599_000 and game.clocks_ms[2] == 597_000
     clocks = [e for e in summary.events if e["type"] == "clock"]
     assert len(clocks) == 2 and all(e["kind"] == "press" for e in clocks)
+
+
+def test_recording_with_the_clock_emulator_on_a_real_pty(tmp_path):
+    """`xqtrack clock-emulator` on a pseudo-terminal, ClockLink, the recorder: presses
+    typed on the emulator's keys as the hands leave; black forgets to press after its move."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from firmware_bridge import ClockLink
+
+    root = Path(__file__).resolve().parent.parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    emu = subprocess.Popen([sys.executable, "-m", "board.cli", "clock-emulator", "--quiet"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True, cwd=str(root))
+    try:
+        pty = emu.stdout.readline().strip()
+        link = ClockLink(pty)
+        assert link.wait_connected(10.0)
+        s = Script(seed=43).quiet(0.3)
+        for m in ("h2e2", "h9g7", "h0g2"):
+            s.move(m).quiet(0.5)
+        obs = list(observations(s.frames, NoiseProfile(seed=5)))
+        rec = Recorder(tmp_path / "o", reader=ObservationReader(obs), clock=link)
+        keys = {s.moves[0]["frame_hand_leaves"] + 3: "a", s.moves[2]["frame_hand_leaves"] + 3: "a"}
+
+        def frames():          # real time: the clock's host times line up with frame times
+            img = np.zeros((72, 128, 3), dtype=np.uint8)
+            start = time.monotonic()
+            for i in range(len(s.frames)):
+                delay = start + i / 25 - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                if i in keys:
+                    emu.stdin.write(keys[i])
+                    emu.stdin.flush()
+                yield FakeFrame(img, i / 25, i)
+            time.sleep(0.3)    # let the last press arrive
+            yield FakeFrame(img, len(s.frames) / 25, len(s.frames))
+
+        obs.append(obs[-1].__class__(**{**obs[-1].__dict__, "frame_index": len(s.frames), "t": len(s.frames) / 25}))
+        rec.reader = ObservationReader(obs)
+        summary = rec.run(frames())
+        link.close()
+    finally:
+        if emu.poll() is None:
+            emu.stdin.write("x")
+            emu.stdin.flush()
+            try:
+                emu.wait(5)
+            except subprocess.TimeoutExpired:
+                emu.kill()
+    assert summary.moves == ["h2e2", "h9g7", "h0g2"]
+    assert [(e["kind"], e["side"], e["ply"]) for e in summary.incidents] == [("clock_no_press", "black", 2)]
+    # red's second press is ignored by the clock (black's clock is the one running),
+    # as a real clock does: one clock event, the first move's %clk
+    clocks = [e for e in summary.events if e["type"] == "clock"]
+    assert [(e["kind"], e["side"]) for e in clocks] == [("start", "black")]
+    game = read_pgn((tmp_path / "o" / "game.pgn").read_text(encoding="utf-8"))[0]
+    assert game.clocks_ms[0] is not None and game.clocks_ms[1:] == [None, None]
