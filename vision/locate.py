@@ -461,8 +461,9 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
                 break
     if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
-    _, hb, pol = best
-    hb = _edge_line_check(gray, hb, pol)
+    sc0, hb, pol = best
+    if sc0 < 0.7:  # a clear fit has no stretched edge line to undo
+        hb = _edge_line_check(gray, hb, pol)
     sc, pol, sup, rc = _verify(gray, hb, pol)
     if sup < MIN_SUPPORT:
         # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
