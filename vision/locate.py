@@ -230,7 +230,6 @@ def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None,
     sp = geo.point_spacing_px(h)
     if not np.isfinite(sp) or sp < 6:
         return -1.0, 1, 0.0, 0.0
-    gh, gw = gray.shape
     c = geo.apply_h(h, geo.CORNERS)
     if not np.all(np.isfinite(c)):
         return -1.0, 1, 0.0, 0.0
@@ -627,15 +626,6 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
                 else:  # family 1 (y positions) are files: board x -> rect y
                     lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
                 out.append(rinv @ lat)
-    return out
-
-
-def _shifted(cands: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
-    """Each comb and its neighbours shifted by one tooth: the classic error is a lattice that
-    takes a board frame or table edge for its first line and drops a faint last one."""
-    out = []
-    for o, s, sc in cands:
-        out += [(o, s, sc), (o - s, s, sc), (o + s, s, sc)]
     return out
 
 
