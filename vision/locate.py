@@ -6,11 +6,17 @@ but pieces cover most intersections and much of each line. So we collect line-se
 perspective (vanishing points to infinity, families to the axes) so the lattice becomes two
 1-D combs of equally spaced lines, fit 9- and 10-tooth combs, and verify every candidate
 lattice directly in the image with ridge tests, including negative evidence: the river, where
-the inner files have no line, and the continuation of lines past the board edge. The winner is
+the inner files have no line, and the continuation of lines past the board edge. Candidates are
 refined on sub-pixel ridge points along every visible line segment (`lines.measure` +
-`geometry.fit_h_from_line_points`), first at working resolution, then at full resolution.
+`geometry.fit_h_from_line_points`); then a 9x10 window is slid over the refined lattice
+extended by a few lines both ways round (off-by-n lines, swapped files/ranks), edge lines that
+locked onto a board frame are re-fitted without, and the result is refined at full resolution.
+
+Pipeline order: segments weighted by ridge-ness (thin drawn lines, not step edges of tiles or
+table edges) -> angle peaks -> vanishing points -> combs -> coarse verification -> refinement ->
+window search -> edge-line check -> support gate -> full-resolution refinement.
 Orientation (which of the lattice's symmetries) comes from handedness (a photo is never
-mirrored) and from which half holds red's pieces.
+mirrored) and from which half holds red's pieces (reader.py uses the classifier's readings).
 """
 from __future__ import annotations
 
