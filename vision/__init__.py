@@ -1,12 +1,32 @@
 """xqtrack vision: frames -> Observations (board pose, hands, per-point readings).
 
-Public API (docs: /work/briefs/vision_api.md, docs/conventions.md):
+Public API (see docs/conventions.md):
     BoardReader, read_image, BoardNotFoundError, Observation, BoardPose, CLASSES
-Heavy pieces (onnxruntime) load only when a reader is made.
+Names resolve lazily, so registering the `xqtrack read` sub-command does not import
+OpenCV or NumPy; onnxruntime loads only when a reader is made.
 """
-from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
-from .locate import BoardNotFoundError
-from .reader import BoardReader, read_image
+from __future__ import annotations
 
-__all__ = ["BoardReader", "read_image", "BoardNotFoundError", "Observation", "BoardPose", "CLASSES",
-           "NUM_POINTS"]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "CLASSES": "vision.observation",
+    "NUM_POINTS": "vision.observation",
+    "BoardPose": "vision.observation",
+    "Observation": "vision.observation",
+    "BoardNotFoundError": "vision.locate",
+    "BoardReader": "vision.reader",
+    "read_image": "vision.reader",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vision' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
