@@ -72,10 +72,15 @@ class PieceClassifier:
         model_path: the .onnx file (default: the shipped `vision/models/pieces.onnx`).
         profile: an optional `calibration.PieceSetProfile` tuned to a piece set and light.
         threads: onnxruntime intra-op threads (1 keeps the tracker on one core).
+        tta: also read each crop turned by 90, 180 and 270 degrees and average the
+            embeddings (4x the cost): exactly invariant to quarter turns and more
+            accurate (rendered pieces 98.3 -> 99.3 % in one measurement). On by
+            default: the per-frame path reclassifies only the few points that
+            changed; pass tta=False where 90 points per frame must be cheap.
     """
 
     def __init__(self, model_path: str | os.PathLike | None = None,
-                 profile: "PieceSetProfile | None" = None, threads: int = 1) -> None:
+                 profile: "PieceSetProfile | None" = None, threads: int = 1, tta: bool = True) -> None:
         import onnxruntime as ort  # imported here so importing vision stays cheap
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
@@ -107,6 +112,7 @@ class PieceClassifier:
         self.model_path = path
         self.model_id = _file_id(path)
         self.embedding_dim = int(self._sess.get_outputs()[[o.name for o in self._sess.get_outputs()].index("embedding")].shape[1])
+        self.tta = bool(tta)
         self._profile: "PieceSetProfile | None" = None
         if profile is not None:
             self.set_profile(profile)
@@ -162,8 +168,20 @@ class PieceClassifier:
         if len(a) == 0:
             return (np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, self.embedding_dim), np.float32),
                     np.zeros((0, 2), np.float32))
-        logits, emb, off = self._sess.run(["logits", "embedding", "offset"], {self._input_name: a})
-        return logits.astype(np.float32), emb.astype(np.float32), off.astype(np.float32)
+        if not self.tta:
+            logits, emb, off = self._sess.run(["logits", "embedding", "offset"], {self._input_name: a})
+            return logits.astype(np.float32), emb.astype(np.float32), off.astype(np.float32)
+        n = len(a)
+        turned = np.concatenate([a] + [np.rot90(a, k, axes=(1, 2)) for k in (1, 2, 3)])
+        logits, emb, off = self._sess.run(["logits", "embedding", "offset"], {self._input_name: np.ascontiguousarray(turned)})
+        # The head is linear, so the mean of the logits is the head applied to the mean embedding.
+        logits = logits.reshape(4, n, -1).mean(0)
+        emb = emb.reshape(4, n, -1).mean(0)
+        o = off.reshape(4, n, 2)
+        # Offsets (x files, y ranks) seen in a crop turned k quarter turns, turned back.
+        back = np.stack([o[0], np.stack([o[1, :, 1], -o[1, :, 0]], 1), -o[2],
+                         np.stack([-o[3, :, 1], o[3, :, 0]], 1)]).mean(0)
+        return logits.astype(np.float32), emb.astype(np.float32), back.astype(np.float32)
 
     def predict_full(self, crops: np.ndarray) -> ClassifierOutput:
         """Probabilities, logits, embeddings and disc offsets, with the profile applied."""

@@ -1,0 +1,181 @@
+"""Piece-set profile: fit from a known position, save/load, clear errors on bad files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.piece_profile import PieceProfileError, PieceSetProfile, adapt_classifier
+from vision.classifier import PieceClassifier
+from vision.crops import disc_to_point_crop, extract_point_crops
+from vision.observation import CLASSES
+
+HOLDOUT = Path(__file__).resolve().parents[1] / "data" / "real_crops_holdout"
+START_COUNTS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
+
+
+def _square(img: np.ndarray) -> np.ndarray:
+    h, w = img.shape[:2]
+    s = max(h, w)
+    t, l = (s - h) // 2, (s - w) // 2
+    return cv2.copyMakeBorder(img, t, s - h - t, l, s - w - l, cv2.BORDER_REPLICATE)
+
+
+def lamp(crops: np.ndarray) -> np.ndarray:
+    """A warm, dim tungsten lamp: strong blue loss, lower contrast, a little gamma."""
+    x = crops.astype(np.float32) / 255.0
+    x = x * np.array([0.55, 0.8, 1.05], np.float32)  # B, G, R
+    x = 0.08 + 0.8 * x ** 1.15
+    return np.clip(x * 255.0 + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def clf() -> PieceClassifier:
+    return PieceClassifier()
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    crops, labels, groups = [], [], []
+    for line in open(HOLDOUT / "labels.jsonl", encoding="utf-8"):
+        r = json.loads(line)
+        im = cv2.imread(str(HOLDOUT / r["image"]), cv2.IMREAD_COLOR)
+        crops.append(disc_to_point_crop(_square(im), size=48, fill=0.9))
+        labels.append(CLASSES.index(r["piece"]))
+        groups.append(r["source_photo_group"])
+    # empty points: rendered boards with no pieces near them
+    sim = pytest.importorskip("sim")
+    empties = []
+    for seed in (91_001, 91_002, 91_003):
+        img, truth = sim.render_still(seed, look=sim.LOOKS[seed % len(sim.LOOKS)], fen="4k4/9/9/9/9/9/9/9/9/4K4")
+        c = PieceClassifier().extract(img, truth.homography)
+        empties.extend(c[i] for i in range(90) if truth.board[i] == ".")
+    crops.extend(empties)
+    labels.extend([0] * len(empties))
+    groups.extend([f"empty{i % 3}" for i in range(len(empties))])
+    return np.stack(crops), np.array(labels), np.array(groups)
+
+
+def known_position_split(labels: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of a 'start position' worth of crops (from a few photo groups) and the rest."""
+    rng = np.random.default_rng(0)
+    fit_groups = sorted(set(g for g in groups if not g.startswith("empty")))[:4] + ["empty0"]
+    in_fit = np.isin(groups, fit_groups)
+    chosen = []
+    for letter, n in START_COUNTS.items():
+        for c in (letter, letter.lower()):
+            cand = np.flatnonzero(in_fit & (labels == CLASSES.index(c)))
+            chosen.extend(rng.choice(cand, min(n, len(cand)), replace=False))
+    cand = np.flatnonzero(in_fit & (labels == 0))
+    chosen.extend(rng.choice(cand, 58, replace=False))
+    fit = np.array(chosen)
+    rest = np.flatnonzero(~in_fit)
+    return fit, rest
+
+
+def test_adaptation_keeps_or_improves_accuracy_on_shifted_colours(clf: PieceClassifier, data) -> None:
+    crops, labels, groups = data
+    shifted = lamp(crops)
+    fit, rest = known_position_split(labels, groups)
+    assert len(fit) == 90
+    clf.set_profile(None)
+    before = float((clf.predict(shifted[rest]).argmax(1) == labels[rest]).mean())
+    profile = adapt_classifier(clf, shifted[fit], labels[fit], name="lamp test")
+    try:
+        assert clf.profile is profile
+        after = float((clf.predict(shifted[rest]).argmax(1) == labels[rest]).mean())
+        assert after >= before - 0.002, f"adaptation made it worse: {before:.4f} -> {after:.4f}"
+        assert profile.fit_accuracy_after >= profile.fit_accuracy_before
+        assert set(profile.classes_seen) == set(CLASSES)
+        # and on the unshifted set it must not fall apart either
+        plain = float((clf.predict(crops[rest]).argmax(1) == labels[rest]).mean())
+        assert plain >= 0.97
+    finally:
+        clf.set_profile(None)
+
+
+def test_save_load_round_trip(clf: PieceClassifier, data, tmp_path: Path) -> None:
+    crops, labels, groups = data
+    fit, rest = known_position_split(labels, groups)
+    profile = adapt_classifier(clf, crops[fit], "".join(CLASSES[i] for i in labels[fit]), apply=False)
+    assert clf.profile is None
+    path = profile.save(tmp_path / "sets" / "club.json")
+    loaded = PieceSetProfile.load(path)
+    assert loaded.model_id == profile.model_id == clf.model_id
+    assert np.array_equal(loaded.delta_w, profile.delta_w) and np.array_equal(loaded.delta_b, profile.delta_b)
+    assert loaded.name == profile.name and loaded.n_crops == 90
+    a = PieceClassifier(profile=profile).predict(crops[rest[:100]])
+    b = PieceClassifier(profile=loaded).predict(crops[rest[:100]])
+    assert np.array_equal(a, b)
+
+
+def test_profile_for_another_model_is_refused(clf: PieceClassifier) -> None:
+    p = PieceSetProfile(model_id="0123456789abcdef", delta_w=np.zeros((clf.embedding_dim, 15)), delta_b=np.zeros(15))
+    with pytest.raises(ValueError, match="fitted for model 0123456789abcdef"):
+        clf.set_profile(p)
+
+
+def test_bad_labels_are_clear_errors(clf: PieceClassifier) -> None:
+    crops = np.zeros((3, 48, 48, 3), np.uint8)
+    with pytest.raises(ValueError, match="label 1"):
+        adapt_classifier(clf, crops, [".", "X", "K"])
+    with pytest.raises(ValueError, match="3 crops but 2 labels"):
+        adapt_classifier(clf, crops, "..")
+
+
+def _good_dict() -> dict:
+    return PieceSetProfile(model_id="abc", delta_w=np.zeros((4, 15)), delta_b=np.zeros(15)).to_dict()
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d.pop("delta_w"), "delta_w"),
+    (lambda d: d.update(delta_b=[0.0] * 14), "delta_b"),
+    (lambda d: d.update(delta_w=[[0.0] * 15, [0.0] * 3]), "delta_w"),
+    (lambda d: d.update(delta_w=[["x"] * 15]), "delta_w"),
+    (lambda d: d.update(version=99), "version"),
+    (lambda d: d.update(format="something.else"), "format"),
+    (lambda d: d.update(model_id=""), "model_id"),
+    (lambda d: d.update(n_crops=-1), "n_crops"),
+    (lambda d: d.update(classes="KA"), "classes"),
+    (lambda d: d.update(strength="strong"), "strength"),
+])
+def test_bad_profile_file_names_file_and_field(tmp_path: Path, mutate, field) -> None:
+    d = _good_dict()
+    mutate(d)
+    path = tmp_path / "bad_profile.json"
+    path.write_text(json.dumps(d))
+    with pytest.raises(PieceProfileError) as e:
+        PieceSetProfile.load(path)
+    msg = str(e.value)
+    assert str(path) in msg and f"'{field}'" in msg, msg
+
+
+def test_nan_in_file_is_rejected(tmp_path: Path) -> None:
+    d = _good_dict()
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(d).replace('"delta_b": [0.0', '"delta_b": [NaN', 1))
+    with pytest.raises(PieceProfileError, match=r"nan\.json: field 'delta_b': contains NaN"):
+        PieceSetProfile.load(path)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(PieceProfileError, match="not found"):
+        PieceSetProfile.load(tmp_path / "missing.json")
+    p = tmp_path / "broken.json"
+    p.write_text('{"format": "xqtrack.piece_set_profile",\n "version": 1,,}')
+    with pytest.raises(PieceProfileError, match=r"broken\.json: not valid JSON \(line 2"):
+        PieceSetProfile.load(p)
+    p.write_text("[1, 2]")
+    with pytest.raises(PieceProfileError, match="JSON object"):
+        PieceSetProfile.load(p)
+
+
+def test_default_profile_path(monkeypatch, tmp_path: Path) -> None:
+    from calibration.piece_profile import default_profile_path
+    monkeypatch.setenv("XQTRACK_HOME", str(tmp_path))
+    assert default_profile_path("Club set (lamp)") == tmp_path / "piece_sets" / "club-set-lamp.json"
+    with pytest.raises(ValueError, match="no letters"):
+        default_profile_path("  ?? ")
