@@ -89,8 +89,7 @@ def test_rotation_invariance(clf: PieceClassifier, holdout) -> None:
 
 
 def test_rendered_boards_meet_bar(clf: PieceClassifier) -> None:
-    sim = pytest.importorskip("sim", reason="sim rig not importable")  # part of the repo; never expected to skip
-    from training.dataset import board_to_fen, random_board
+    import sim
     errors, total = 0, 0
     for seed in range(90_000, 90_012):  # training uses 10_000.., validation 20_000.., evaluation 30_000..
         rng = random.Random(seed)
@@ -104,6 +103,32 @@ def test_rendered_boards_meet_bar(clf: PieceClassifier) -> None:
     acc = 1 - errors / total
     # 1080 points: >= 99.9 % allows one error
     assert acc >= 0.999, f"rendered per-point accuracy {acc:.4f} ({errors} errors / {total})"
+
+
+def random_board(rng: random.Random) -> str:
+    """A random 90-char board (index = rank*9 + file): a random subset of a full set, anywhere."""
+    pieces = list("KAABBNNRRCCPPPPP" + "kaabbnnrrccppppp")
+    rng.shuffle(pieces)
+    chosen = pieces[:rng.randint(12, 32)]
+    board = ["."] * 90
+    for p, idx in zip(chosen, rng.sample(range(90), len(chosen))):
+        board[idx] = p
+    return "".join(board)
+
+
+def board_to_fen(board: str) -> str:
+    ranks = []
+    for r in range(9, -1, -1):
+        row = board[r * 9:(r + 1) * 9]
+        out, run = "", 0
+        for c in row:
+            if c == ".":
+                run += 1
+            else:
+                out += (str(run) if run else "") + c
+                run = 0
+        ranks.append(out + (str(run) if run else ""))
+    return "/".join(ranks)
 
 
 def test_missing_or_wrong_model_is_a_clear_error(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         labels.append(CLASSES.index(r["piece"]))
         groups.append(r["source_photo_group"])
     # empty points: rendered boards with no pieces near them
-    sim = pytest.importorskip("sim")
+    import sim
     empties = []
     for seed in (91_001, 91_002, 91_003):
         img, truth = sim.render_still(seed, look=sim.LOOKS[seed % len(sim.LOOKS)], fen="4k4/9/9/9/9/9/9/9/9/4K4")
