@@ -57,8 +57,9 @@ class _Classify:
         self.model = PieceClassifier(model_path, profile=profile)
 
     def run(self, image_bgr: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        from .crops import extract_point_crops
-        crops = extract_point_crops(image_bgr, h, points=None if points is None else points.tolist())
+        # the model's own crop convention: its size, span and the disc-top plane (on oblique
+        # views a disc's face sits well off its point on the board plane)
+        crops = self.model.extract(image_bgr, h, points=None if points is None else points.tolist())
         out = self.model.predict_full(crops)
         return out.probs, out.offsets
 
@@ -201,7 +202,6 @@ class BoardReader:
     def adapt(self, frame_bgr: np.ndarray, board: str) -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known."""
         from calibration.piece_profile import adapt_classifier
-        from .crops import extract_point_crops
         if len(board) != NUM_POINTS:
             raise ValueError(f"adapt: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
         if self._clf is None:
@@ -211,7 +211,7 @@ class BoardReader:
         if self.h is None or self.lock is None:
             if not self._acquire(frame_bgr):
                 raise BoardNotFoundError("adapt: no board found in the frame")
-        crops = extract_point_crops(frame_bgr, self.h)
+        crops = self._clf.model.extract(frame_bgr, self.h)
         # the known position also settles which end is red's, before the untuned reading could
         # mislead the fit: keep the orientation under which the position is more likely
         try:
@@ -224,7 +224,7 @@ class BoardReader:
             self.h /= self.h[2, 2]
             if self.lock is not None:
                 self.lock.h = self.h.copy()
-            crops = extract_point_crops(frame_bgr, self.h)
+            crops = self._clf.model.extract(frame_bgr, self.h)
         profile = adapt_classifier(self._clf.model, crops, board, apply=True)
         self.dirty[:] = True
         return profile
