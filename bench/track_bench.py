@@ -185,7 +185,11 @@ def run_hybrid(clip_dir: Path, truth, noise_seed: int = 1) -> list[dict]:
     from board.tracker import Tracker
     from vision import BoardReader
 
-    cache = clip_dir / "vision_hands.npz"
+    import hashlib
+    import vision.hands
+    # the cached hand/quiet flags are only valid for the hand detector that made them
+    key = hashlib.sha1(Path(vision.hands.__file__).read_bytes()).hexdigest()[:10]
+    cache = clip_dir / f"vision_hands_{key}.npz"
     if not cache.exists():
         reader = BoardReader(classify=False)
         cap = cv2.VideoCapture(str(clip_dir / "clip.mp4"))

@@ -140,13 +140,22 @@ def _largest_component(covered: np.ndarray) -> np.ndarray:
 
 
 def fingertips(covered: np.ndarray, side: str) -> int:
-    """The point of the hand's region farthest from `side`'s shoulder (its leading edge)."""
-    sx, sy = SHOULDER[side]
+    """The point of the hand's region that leads its reach from `side`'s edge.
+
+    The leading rank is the one farthest into the board from the player's edge; across
+    it the fingertips are where the hand's region is centred (the mean file of its two
+    leading ranks), not its outermost point: a hand is broad, and "farthest from the
+    shoulder" drifts to whichever covered point lies farthest out sideways.
+    """
     covered = _largest_component(np.asarray(covered))
     x = covered % 9
     y = covered // 9
-    d = (x - sx) ** 2 + (y - sy) ** 2
-    return int(covered[int(np.argmax(d))])
+    depth = y if side == "red" else 9 - y
+    lead = depth == depth.max()
+    near = depth >= depth.max() - 1
+    cx = float(x[near].mean())
+    cand = covered[lead]
+    return int(cand[int(np.argmin(np.abs(cand % 9 - cx)))])
 
 
 def reach(episode: Episode, side: str) -> int:
