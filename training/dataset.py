@@ -89,17 +89,25 @@ def square_disc(img: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ rendered crops
-def random_board(rng: random.Random) -> str:
+def random_board(rng: random.Random, extra_kings: int = 0) -> str:
     """A random 90-char board: random subset of a full set, scattered anywhere.
 
     Not legal positions on purpose: the classifier must read every piece on
     every kind of point. Density varies from sparse endgames to crowded.
+
+    `extra_kings`: add this many more red and black kings (K and k each) to the
+    board. A full set has one king per side against two of every other officer,
+    so kings are the rarest class in the rendered crops (about 0.7 per side per
+    still, half of A/B/N/R/C) and they carried the remaining rendered errors.
+    With the default 0 the draws are exactly those of the original sampler, so
+    the cached training stills and the validation/test sets (training/evaluate.py
+    uses this function) are unchanged.
     """
     pieces = list("KAABBNNRRCCPPPPP" + "kaabbnnrrccppppp")
     rng.shuffle(pieces)
     n = rng.randint(12, 32)
     extra = rng.choice(["", "", "RNCrnc", "PPpp"])  # a few duplicates of the most confused kinds
-    chosen = pieces[:n] + list(extra)
+    chosen = pieces[:n] + list(extra) + list("Kk" * max(0, int(extra_kings)))
     board = ["."] * 90
     for p, idx in zip(chosen, rng.sample(range(90), len(chosen))):
         board[idx] = p
@@ -137,7 +145,7 @@ class SimSet:
 
 def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, empty_keep: float = 0.35,
                    jitter: float = 0.06, camera_jitter: bool = True, verbose: bool = False,
-                   lift_range: tuple[float, float] = (0.0, 0.0)) -> SimSet:
+                   lift_range: tuple[float, float] = (0.0, 0.0), extra_kings: int = 0) -> SimSet:
     """Render stills and cut labelled wide crops from them.
 
     `looks`: cycle through these looks (None: the rig draws one per seed).
@@ -146,6 +154,7 @@ def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, emp
     `lift_range`: crops are sampled on a plane this high above the board (drawn per still; the
         focal length is estimated from the homography as at run time), so the model reads both
         board-plane crops and disc-top crops whatever the real disc thickness.
+    `extra_kings`: see `random_board` (oversampling the rarest class).
     """
     from sim import render_still  # training-time dependency on the rig
 
@@ -153,7 +162,7 @@ def render_sim_set(seeds: Iterable[int], looks: Iterable[str] | None = None, emp
     crops, labels, offs, seeds_out, looks_out = [], [], [], [], []
     for k, seed in enumerate(seeds):
         rng = random.Random(seed * 7919 + 13)
-        board = random_board(rng)
+        board = random_board(rng, extra_kings=extra_kings)
         look = looks_list[k % len(looks_list)] if looks_list else None
         cam = None if camera_jitter else {"tilt_deg": 0.0, "clean": True}  # None: the rig draws a camera
         w, h = rng.choice([(1280, 720), (1280, 720), (960, 540), (1920, 1080)])

@@ -32,6 +32,7 @@ HELD_OUT_LOOKS_DEFAULT = 1       # the last N looks of sim.LOOKS are never train
 SIM_TRAIN_SEEDS = (10_000, 10_000 + 200)
 SIM_VAL_SEEDS = (20_000, 20_000 + 24)
 SIM_TEST_SEEDS = (30_000, 30_000 + 60)   # used by training/evaluate.py only
+KING_SEEDS_START = 15_000   # king-oversampled training stills (--king-stills): inside the training range
 
 
 def sim_looks() -> tuple[list[str], list[str]]:
@@ -45,22 +46,26 @@ def sim_looks() -> tuple[list[str], list[str]]:
 LIFT_RANGE = (0.0, 0.35)   # training crops: board plane .. thick disc tops
 
 
-def _render_chunk(job: tuple[Path, int, int, tuple[str, ...]]) -> str:
-    path, a, b, looks = job
+def _render_chunk(job: tuple[Path, int, int, tuple[str, ...], int]) -> str:
+    path, a, b, looks, extra_kings = job
     if not path.exists():
         t = time.time()
-        s = D.render_sim_set(range(a, b), list(looks), lift_range=LIFT_RANGE)
+        s = D.render_sim_set(range(a, b), list(looks), lift_range=LIFT_RANGE, extra_kings=extra_kings)
         D.save_sim_set(s, path)
         print(f"rendered {path.name}: {len(s.labels)} crops in {time.time() - t:.0f}s", flush=True)
     return str(path)
 
 
 def cached_sim(work: Path, name: str, seeds: range, looks: list[str] | None, jobs: int = 1,
-               chunk: int = 25) -> D.SimSet:
-    """Rendered crops for `seeds`, cached in chunks under `work` (rendering is the slow part)."""
+               chunk: int = 25, extra_kings: int = 0) -> D.SimSet:
+    """Rendered crops for `seeds`, cached in chunks under `work` (rendering is the slow part).
+
+    `extra_kings` (see `dataset.random_board`) is part of the cache name: the same seeds with
+    another board sampler are other stills."""
     lk = tuple(looks or [])
-    todo = [(work / f"sim_{name}_{a}_{min(a + chunk, seeds.stop)}_{'-'.join(lk) or 'any'}_lift.npz",
-             a, min(a + chunk, seeds.stop), lk) for a in range(seeds.start, seeds.stop, chunk)]
+    kn = f"_kings{extra_kings}" if extra_kings else ""
+    todo = [(work / f"sim_{name}_{a}_{min(a + chunk, seeds.stop)}_{'-'.join(lk) or 'any'}{kn}_lift.npz",
+             a, min(a + chunk, seeds.stop), lk, extra_kings) for a in range(seeds.start, seeds.stop, chunk)]
     if jobs > 1 and any(not j[0].exists() for j in todo):
         import multiprocessing as mp
         with mp.get_context("spawn").Pool(jobs) as pool:
@@ -152,6 +157,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--widths", default="16,32,48,64")
     ap.add_argument("--real-repeat", type=int, default=3)
     ap.add_argument("--sim-seeds", type=int, default=SIM_TRAIN_SEEDS[1] - SIM_TRAIN_SEEDS[0])
+    ap.add_argument("--king-stills", type=int, default=0,
+                    help=f"extra training stills (seeds {KING_SEEDS_START}..) whose boards carry --king-extra "
+                         "more kings per side: kings are the rarest class")
+    ap.add_argument("--king-extra", type=int, default=2, help="extra K and k per king-oversampled still")
     ap.add_argument("--tta", action="store_true", help="average over quarter turns inside the ONNX graph (4x cost)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads; 1 is fastest on a shared, oversubscribed CPU")
@@ -176,6 +185,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"looks: train {train_looks}, held out {held_looks}", flush=True)
     sim_tr = cached_sim(args.work, "train", range(SIM_TRAIN_SEEDS[0], SIM_TRAIN_SEEDS[0] + args.sim_seeds),
                         train_looks, jobs=args.jobs)
+    if args.king_stills:
+        if KING_SEEDS_START + args.king_stills > SIM_VAL_SEEDS[0] or \
+                KING_SEEDS_START < SIM_TRAIN_SEEDS[0] + args.sim_seeds:
+            raise SystemExit(f"--king-stills {args.king_stills} / --sim-seeds {args.sim_seeds}: the king-oversampled "
+                             f"seeds {KING_SEEDS_START}.. would overlap the plain training or the validation seeds")
+        sim_k = cached_sim(args.work, "train", range(KING_SEEDS_START, KING_SEEDS_START + args.king_stills),
+                           train_looks, jobs=args.jobs, extra_kings=args.king_extra)
+        sim_tr = D.SimSet(np.concatenate([sim_tr.crops, sim_k.crops]), np.concatenate([sim_tr.labels, sim_k.labels]),
+                          np.concatenate([sim_tr.offsets, sim_k.offsets]), np.concatenate([sim_tr.seeds, sim_k.seeds]),
+                          sim_tr.looks + sim_k.looks)
     sim_va = cached_sim(args.work, "val", range(*SIM_VAL_SEEDS), train_looks, jobs=args.jobs)
     if args.render_only:
         print(f"rendered/cached {len(sim_tr.labels)} train and {len(sim_va.labels)} val crops", flush=True)
@@ -252,7 +271,9 @@ def main(argv: list[str] | None = None) -> None:
         "crop_height": str(DISC_TOP_HEIGHT),
         "widths": args.widths, "trained": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "train_looks": ",".join(train_looks), "held_out_looks": ",".join(held_looks),
-        "sim_train_seeds": f"{SIM_TRAIN_SEEDS[0]}..{SIM_TRAIN_SEEDS[0] + args.sim_seeds - 1}",
+        "sim_train_seeds": f"{SIM_TRAIN_SEEDS[0]}..{SIM_TRAIN_SEEDS[0] + args.sim_seeds - 1}"
+                           + (f" + {KING_SEEDS_START}..{KING_SEEDS_START + args.king_stills - 1} "
+                              f"(+{args.king_extra} kings per side)" if args.king_stills else ""),
         "real_split": f"by source_photo_group sha1 order: test {D.REAL_TEST_GROUPS}, val {D.REAL_VAL_GROUPS}, rest train",
         "data_attribution": "real crops: Roboflow 'chinese-chess-detect-for-yolo' v8 via cotuongbaodien/xqrecognition, CC BY 4.0",
     }
