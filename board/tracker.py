@@ -61,7 +61,7 @@ def placement_fen(classes: np.ndarray) -> str:
 
 @dataclass
 class TrackerConfig:
-    settle_s: float = 0.1            # quiet + unchanged this long = settled
+    settle_s: float = 0.08           # quiet + unchanged this long = settled (the reader already waited for quiet)
     min_settle_frames: int = 3
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
     capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move

@@ -8,9 +8,15 @@ log-brightness minus its median over the board (lamp flicker and clouds scale th
 chroma (a shadow darkens but keeps the colour), and log-brightness gradients (a shadow keeps the
 board's texture; a hand replaces it). A brightness drop alone counts only when it is far deeper
 than a shadow. Hysteresis on each cell and a quiet counter over frames stop the flags from
-flickering. After a move, the moved point differs from the background while nothing is over it:
-cells that have stayed still for a while are absorbed into the background, but only while the
-ring around the board is clear, since an arm always crosses that ring to reach a point.
+flickering. After a move, the moved point differs from the background while nothing is over it.
+An arm always crosses the ring around the board to reach a point, so a changed region that no
+arm reaches (no clearly covered or moving ring cell joins it) is a piece put down or its shadow:
+it is absorbed into the background as soon as it has stayed still for `clear_absorb_s` (a couple
+of frames). Regions an arm reaches settle only after `absorb_s` and while nothing moves near them.
+The board is quiet once no point is hidden and nothing has moved over the points for `quiet_s`;
+something lying still on the ring alone (a hand resting beyond the edge, a piece put aside) does
+not hold quiet up, since every point is in view. This keeps the hand-left-to-quiet delay near
+`clear_absorb_s + quiet_s` (about 0.2 s) instead of half a second.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ class HandState:
     """What the hand detector concluded for one frame."""
 
     hidden: np.ndarray     # (90,) bool, point index order: something is over the point
-    quiet: bool            # nothing over or moving above the board for `quiet_frames` frames
+    quiet: bool            # no point hidden and nothing moving over the points for `quiet_s`
     moving: np.ndarray     # (90,) bool: the point's cell changed since the previous frame
     ring_active: bool      # something crosses the ring of cells around the lattice
     cell_score: np.ndarray  # (90,) fraction of the point's cell that departs from the background
@@ -122,13 +128,16 @@ def _points_from_cells(c: np.ndarray) -> np.ndarray:
 class HandDetector:
     """Stateful per-video hand/occlusion detector on the rectified board."""
 
-    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.15, absorb_s: float = 0.3,
-                 settle_s: float = 1.0, adapt_rate: float = 0.02) -> None:
+    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
+                 settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
+                 arm_frac: float = 0.5, quiet_ring: bool = True) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
+        self.clear_absorb_s = clear_absorb_s
+        self.arm_frac, self.quiet_ring = arm_frac, quiet_ring
         self.reset()
 
     def reset(self) -> None:
@@ -140,16 +149,21 @@ class HandDetector:
         self.still_t = np.zeros((GY, GX), np.float64)  # ... and seconds
         self.calm = 0
         self.calm_t = 0.0
+        self.armed = np.zeros((GY, GX), bool)   # hidden since a frame with an arm in view
         self._t: float | None = None
         self._n = 0
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
+        return self.update_rectified(rectify(frame_bgr, h), t)
+
+    def update_rectified(self, rect: np.ndarray, t: float | None = None) -> HandState:
+        """Process one rectified board image (`rectify`'s output) at video time `t` seconds."""
         self._n += 1
         t = self._n / 25.0 if t is None else float(t)
         dt = 0.0 if self._t is None else max(0.0, t - self._t)
         self._t = t
-        feat = _features(rectify(frame_bgr, h))
+        feat = _features(rect)
         if self.bg is None:
             self.bg = feat.copy()
             self.prev = feat
@@ -165,8 +179,16 @@ class HandDetector:
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         ring = np.ones((GY, GX), bool)
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
+        inner = ~ring
         ring_active = bool((hid & ring).any() or (mov & ring).any())
         settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
+        # An arm is a hidden region holding a ring cell that is clearly covered or moving: an
+        # arm always crosses the ring to reach a point. A hand held still over the board stays
+        # hidden however long it rests (the tracker has its own rule for an arm at rest).
+        _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        seeds = hid & ring & ((frac >= self.arm_frac) | mov)
+        arm = np.isin(lab, np.unique(lab[seeds])) & hid if seeds.any() else np.zeros_like(hid)
+        near_arm = cv2.dilate(arm.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
         # when nothing at all has moved for a long while, absorb everything (a captured piece
         # left beside the board, a cup put down on the ring)
@@ -177,7 +199,16 @@ class HandDetector:
         else:
             # something is crossing the ring: only cells far from any hidden region settle
             busy = cv2.dilate((hid & ~settled).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
-            absorb = hid & settled & ~busy
+            absorb = hid & settled & ~busy & ~near_arm
+        if self.clear_absorb_s < self.absorb_s:
+            # A changed region that no arm reaches is not a hand: a piece put down, its
+            # shadow. It settles as soon as it has stayed still for a moment, if it was
+            # already changed while an arm was in view and outlived it (a piece cannot move
+            # by itself: a still region that appeared with no arm seen is a hand whose arm
+            # the ring missed).
+            self.armed = hid & (self.armed | bool(seeds.any()))
+            quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
+            absorb = absorb | (hid & quick)
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)
@@ -187,15 +218,19 @@ class HandDetector:
         calm_px = _cells_to_pixels(~hid & ~mov).astype(np.float32)[..., None]
         self.bg += (self.adapt_rate * calm_px) * (feat - self.bg)
         self.prev = feat
-        # quiet: nothing over the board and nothing moving over the points. Mere movement out
-        # on the ring (a shadow crossing the table edge) does not hold it up; an object there does
-        inner = ~ring
-        active = bool(hid.any() or (mov & inner).any())
+        # quiet: no point hidden and nothing moving over the points. Mere movement out on the
+        # ring (a shadow crossing the table edge) does not hold it up, nor something lying still
+        # there (every point is in view); something covering the ring and moving (a hand
+        # arriving) does
+        if self.quiet_ring:
+            active = bool((hid & inner).any() or (mov & inner).any() or (hid & ring & mov).any())
+        else:
+            active = bool(hid.any() or (mov & inner).any())
         if active:
             self.calm, self.calm_t = 0, 0.0
         else:
             self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
-        quiet = self.calm >= 2 and self.calm_t >= self.quiet_s
+        quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,
                          moving=_points_from_cells(mov), ring_active=ring_active,
                          cell_score=_points_from_cells(frac))
