@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rules import BLACK, RED, Move, Position
+from rules.squares import placement_from_points
 from rules.notation import format_move
 
 from .episode import Episode, Settled
@@ -41,22 +42,7 @@ def side_name(color: str) -> str:
 
 def placement_fen(classes: np.ndarray) -> str:
     """FEN placement (rank 9 first) of a 90-point class array."""
-    rows = []
-    for rank in range(9, -1, -1):
-        row, run = "", 0
-        for f in range(9):
-            c = CLASS_LETTERS[int(classes[rank * 9 + f])]
-            if c == ".":
-                run += 1
-            else:
-                if run:
-                    row += str(run)
-                    run = 0
-                row += c
-        if run:
-            row += str(run)
-        rows.append(row)
-    return "/".join(rows)
+    return placement_from_points("".join(CLASS_LETTERS[int(c)] for c in classes))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from rules import _tables as T
 from rules._tables import A, B, C, K, N, P, R
 from rules.errors import FenError, MoveError, RulesError
 from rules.move import Move
-from rules.squares import BLACK, COLOR_NAMES, FILES, RED, SQUARE_NAMES
+from rules.squares import BLACK, COLOR_NAMES, FILES, RED, SQUARE_NAMES, placement_from_points
 
 START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
@@ -267,23 +267,7 @@ class Position:
 
     def board_fen(self) -> str:
         """Placement part of the FEN, rank 9 first."""
-        b = self._b
-        rows = []
-        for rank in range(9, -1, -1):
-            row, empty = [], 0
-            for sq in range(rank * 9, rank * 9 + 9):
-                v = b[sq]
-                if v:
-                    if empty:
-                        row.append(str(empty))
-                        empty = 0
-                    row.append(T.CODE_TO_LETTER[v])
-                else:
-                    empty += 1
-            if empty:
-                row.append(str(empty))
-            rows.append("".join(row))
-        return "/".join(rows)
+        return placement_from_points("".join(T.CODE_TO_LETTER[v] if v else "." for v in self._b))
 
     def fen(self) -> str:
         return f"{self.board_fen()} {'wb'[self._side]} - - {self.halfmove_clock} {self.fullmove_number}"

@@ -55,3 +55,28 @@ def opposite(color: str) -> str:
     if color == BLACK:
         return RED
     raise RulesError(f"colour {color!r} must be 'w' (red) or 'b' (black)")
+
+
+def placement_from_points(points: str) -> str:
+    """FEN placement (rank 9 first) of a 90-character point-order string ('.' = empty).
+
+    Vision readings, sim truth and the tracker all hold boards as such strings; this is the one
+    place that turns them into FEN, so every part writes the same placement.
+    """
+    if len(points) != NUM_SQUARES:
+        raise RulesError(f"board string must have {NUM_SQUARES} characters (one per point), got {len(points)}")
+    rows = []
+    for rank in range(9, -1, -1):
+        row, empty = [], 0
+        for c in points[rank * 9:rank * 9 + 9]:
+            if c == ".":
+                empty += 1
+                continue
+            if empty:
+                row.append(str(empty))
+                empty = 0
+            row.append(c)
+        if empty:
+            row.append(str(empty))
+        rows.append("".join(row))
+    return "/".join(rows)

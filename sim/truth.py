@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from rules.squares import placement_from_points
+
 FILES = "abcdefghi"
 
 
@@ -40,24 +42,7 @@ def point_index(name: str) -> int:
 
 def board_to_fen(board: str) -> str:
     """Placement part of a FEN (rank 9 first) for a 90-character point-order board string."""
-    if len(board) != 90:
-        raise ValueError(f"board string must have 90 characters, got {len(board)}")
-    rows = []
-    for rank in range(9, -1, -1):
-        row, empty = "", 0
-        for f in range(9):
-            c = board[rank * 9 + f]
-            if c == ".":
-                empty += 1
-            else:
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                row += c
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/".join(rows)
+    return placement_from_points(board)
 
 
 def fen_to_board(fen: str) -> str:
