@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from vision.crops import extract_point_crops
+from rules.squares import placement_from_points
 from vision.observation import CLASSES
 
 REAL_DIR = Path("/work/shared/data/real_piece_crops")
@@ -116,22 +117,7 @@ def random_board(rng: random.Random, extra_kings: int = 0) -> str:
 
 def board_to_fen(board: str) -> str:
     """90-char board (index = rank*9+file) -> FEN placement (rank 9 first)."""
-    ranks = []
-    for r in range(9, -1, -1):
-        s, run = "", 0
-        for f in range(9):
-            c = board[r * 9 + f]
-            if c == ".":
-                run += 1
-            else:
-                if run:
-                    s += str(run)
-                    run = 0
-                s += c
-        if run:
-            s += str(run)
-        ranks.append(s)
-    return "/".join(ranks)
+    return placement_from_points(board)
 
 
 @dataclass
