@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from rules import START_FEN, Move, Position  # noqa: E402
 from rules.perft import perft  # noqa: E402
+from rules.squares import placement_from_points  # noqa: E402
 
 
 def _sf_move(m: Move) -> str:
@@ -84,18 +85,7 @@ def _random_placement(rng) -> str | None:
         sq = rng.randrange(0, 63)
         if sq < 45 or sq % 2 == 0:
             put(sq, "p")
-    rows = []
-    for rank in range(9, -1, -1):
-        row, empty = "", 0
-        for f in range(9):
-            letter = board.get(rank * 9 + f)
-            if letter:
-                row += (str(empty) if empty else "") + letter
-                empty = 0
-            else:
-                empty += 1
-        rows.append(row + (str(empty) if empty else ""))
-    fen = "/".join(rows) + " " + rng.choice("wb") + " - - 0 1"
+    fen = placement_from_points("".join(board.get(sq, ".") for sq in range(90))) + " " + rng.choice("wb") + " - - 0 1"
     problems = Position.from_fen(fen).plausibility_problems()
     if any("but it is" in p or "face each other" in p for p in problems):
         return None  # the side not to move in check: not a reachable position

@@ -62,7 +62,7 @@ def _king_attacked(b: list[int], ksq: int, side: int) -> bool:
     the flying general along the file). Used to test one candidate move at a time.
     """
     s = 1 if side == 0 else -1
-    eR, eC, eK, eN, eP = -R * s, -C * s, -K * s, -N * s, -P * s
+    eR, eC, eK, eN = -R * s, -C * s, -K * s, -N * s
     d = 0
     for ray in _RAYS[ksq]:
         it = iter(ray)
@@ -82,22 +82,7 @@ def _king_attacked(b: list[int], ksq: int, side: int) -> bool:
     for h, leg in _HORSE_ATK[ksq]:
         if b[h] == eN and not b[leg]:
             return True
-    o = 1 - side
-    for p in _PAWN_ATK[o][ksq]:
-        if b[p] == eP:
-            return True
-    for p in _KING_ATK[o][ksq]:
-        if b[p] == eK:
-            return True
-    eA = -A * s
-    for p in _ADV_ATK[o][ksq]:
-        if b[p] == eA:
-            return True
-    eB = -B * s
-    for p, eye in _ELE_ATK[o][ksq]:
-        if b[p] == eB and not b[eye]:
-            return True
-    return False
+    return _near_attacked(b, ksq, side)
 
 
 def _near_attacked(b: list[int], ksq: int, side: int) -> bool:

@@ -2,23 +2,14 @@
 from __future__ import annotations
 
 from rules import parse_square
+from rules.squares import placement_from_points
 
 
 def fen_of(pieces: dict[str, str], turn: str = "w", halfmove: int = 0, fullmove: int = 1) -> str:
     """FEN from {'e0': 'K', 'e9': 'k', ...}."""
     board = {parse_square(name): letter for name, letter in pieces.items()}
-    rows = []
-    for rank in range(9, -1, -1):
-        row, empty = "", 0
-        for file in range(9):
-            letter = board.get(rank * 9 + file)
-            if letter:
-                row += (str(empty) if empty else "") + letter
-                empty = 0
-            else:
-                empty += 1
-        rows.append(row + (str(empty) if empty else ""))
-    return f"{'/'.join(rows)} {turn} - - {halfmove} {fullmove}"
+    placement = placement_from_points("".join(board.get(sq, ".") for sq in range(90)))
+    return f"{placement} {turn} - - {halfmove} {fullmove}"
 
 
 def iccs_set(moves) -> set[str]:
