@@ -452,7 +452,10 @@ def soldier_formations(draw):
                 placement[sq] = letter
                 taken.add(sq)
     everywhere = [f"{f}{r}" for f in "abcdefghi" for r in range(10)]
-    for letter in draw(st.lists(st.sampled_from("RRCCNNrrccnn"), max_size=5)):
+    # drawn without replacement: a real set has two of each major, and WXF has no form for more
+    majors = "RRCCNNrrccnn"
+    for index in draw(st.lists(st.integers(0, len(majors) - 1), max_size=5, unique=True)):
+        letter = majors[index]
         sq = draw(st.sampled_from([s for s in everywhere if s not in taken]))
         placement[sq] = letter
         taken.add(sq)
