@@ -21,6 +21,7 @@ mirrored) and from which half holds red's pieces (reader.py uses the classifier'
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -165,64 +166,68 @@ def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
 
 
 # ----------------------------------------------------------------------------- combs
-def _comb_candidates(pos: np.ndarray, wt: np.ndarray, n_teeth: int, top: int = 4) -> list[tuple[float, float, float]]:
-    """Best equally spaced combs of n_teeth lines through 1-D weighted line positions.
+def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (9, 10),
+                     top: int = 4) -> dict[int, list[tuple[float, float, float]]]:
+    """Best equally spaced combs of n lines through 1-D weighted line positions, for each n in `teeth`.
 
-    Returns [(offset, spacing, score)] in the units of `pos`. The score sums sqrt(support) per
-    tooth, so many moderately supported teeth beat one strong table edge.
+    Returns {n: [(offset, spacing, score)]} in the units of `pos`. The score sums sqrt(support)
+    per tooth, so many moderately supported teeth beat one strong table edge. One pass over the
+    (spacing, offset) grid serves every n: the n-tooth score is a partial sum of the longest comb.
     """
+    out: dict[int, list[tuple[float, float, float]]] = {n: [] for n in teeth}
     if len(pos) < 3:
-        return []
+        return out
     lo, hi = np.percentile(pos, 0.5), np.percentile(pos, 99.5)
     span = hi - lo
     if span <= 0:
-        return []
+        return out
     bins = 500
     lo -= 0.02 * span
     hi += 0.02 * span
     scale = bins / (hi - lo)
     raw = np.bincount(np.clip(((pos - lo) * scale).astype(int), 0, bins - 1), weights=wt, minlength=bins)
+    n_max = max(teeth)
 
     def prep(sigma: float) -> np.ndarray:
         h = cv2.GaussianBlur(raw.reshape(1, -1).astype(np.float64), (0, 0), sigma).ravel()
         h = np.sqrt(h / (h.max() + 1e-12))
-        return np.concatenate([h, np.zeros(bins + 2)]).astype(np.float32)
+        return np.concatenate([h, np.zeros(2 * bins + 2)]).astype(np.float32)
 
-    def score(ext: np.ndarray, offs: np.ndarray, spacings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        teeth = offs[None, :, None] + spacings[:, None, None] * np.arange(n_teeth)[None, None, :]
-        teeth = np.maximum(teeth, 0)
-        ti = np.minimum(teeth.astype(np.int32), 2 * bins)
-        fr = (teeth - ti).astype(np.float32)
-        sc = (ext[ti] * (1 - fr) + ext[ti + 1] * fr).sum(axis=2)
-        sc[(teeth[:, :, -1] >= bins) | (offs[None, :] < 0)] = -1
-        return sc, teeth
+    def tooth_values(ext: np.ndarray, offs: np.ndarray, spacings: np.ndarray, n: int) -> np.ndarray:
+        t = offs[None, :, None] + spacings[:, None, None] * np.arange(n)[None, None, :]
+        ti = np.minimum(t.astype(np.int32), 3 * bins)
+        fr = (t - ti).astype(np.float32)
+        return ext[ti] * (1 - fr) + ext[ti + 1] * fr  # (spacings, offsets, n)
 
-    # coarse: every spacing/offset on a blurred histogram (tolerates vanishing-point error)
+    # coarse: every spacing (2 % steps) and every other offset bin on a blurred histogram
+    # (tolerates vanishing-point error); the fine pass below polishes to half a bin
     coarse = prep(2.5)
-    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (n_teeth - 1)), 0.02))
-    offs = np.arange(0, bins, 1.0)
-    sc, _ = score(coarse, offs, spacings)
-    kbest = np.argpartition(-sc, 6, axis=1)[:, :6]
-    cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
-             for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
-    cands.sort(key=lambda c: -c[2])
-    picked: list[tuple[float, float, float]] = []
-    for o, s_, c in cands:
-        if all(abs(s_ - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
-            picked.append((o, s_, c))
-        if len(picked) >= top:
-            break
-    # fine: polish each pick locally on a sharp histogram
+    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (min(teeth) - 1)), 0.02))
+    offs = np.arange(0, bins, 2.0)
+    vals = np.cumsum(tooth_values(coarse, offs, spacings, n_max), axis=2)
     fine = prep(1.2)
-    out = []
-    for o, s_, _ in picked:
-        ss = s_ * np.linspace(0.97, 1.03, 25)
-        oo = o + np.arange(-4.0, 4.01, 0.5)
-        sc, _ = score(fine, oo, ss)
-        i, j = np.unravel_index(int(np.argmax(sc)), sc.shape)
-        out.append((float(oo[j]), float(ss[i]), float(sc[i, j])))
-    picked = out
-    return [(o / scale + lo, s / scale, sc) for o, s, sc in picked]
+    for n in teeth:
+        sc = vals[:, :, n - 1].copy()
+        sc[(offs[None, :] + spacings[:, None] * (n - 1) >= bins) | (spacings[:, None] > bins / (n - 1))] = -1
+        kbest = np.argpartition(-sc, 6, axis=1)[:, :6]
+        cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
+                 for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
+        cands.sort(key=lambda c: -c[2])
+        picked: list[tuple[float, float, float]] = []
+        for o, s_, c in cands:
+            if all(abs(s_ - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
+                picked.append((o, s_, c))
+            if len(picked) >= top:
+                break
+        # fine: polish each pick locally on a sharp histogram
+        for o, s_, _ in picked:
+            ss = s_ * np.linspace(0.97, 1.03, 25)
+            oo = o + np.arange(-4.0, 4.01, 0.5)
+            f = tooth_values(fine, oo, ss, n).sum(axis=2)
+            f[(oo[None, :] < 0) | (oo[None, :] + ss[:, None] * (n - 1) >= bins)] = -1
+            i, j = np.unravel_index(int(np.argmax(f)), f.shape)
+            out[n].append((float(oo[j]) / scale + lo, float(ss[i]) / scale, float(f[i, j])))
+    return out
 
 
 # ----------------------------------------------------------------------------- verification
@@ -267,6 +272,7 @@ def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None,
     return best
 
 
+@lru_cache(maxsize=1)
 def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
     """Continuations of every lattice line past the board edge (0.4 and 0.6 spacing out)."""
     ext, enrm = [], []
@@ -422,8 +428,9 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
         rough.sort(key=lambda r: -r[0])
         # ... then pull the best few onto the nearby ridges and judge them strictly
         refined = []
-        for _, hb, pol in rough[:4]:
-            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=2, step=0.2, extra=1)
+        # (candidates far behind the best rough score are not worth a refinement)
+        for _, hb, pol in [r for r in rough[:4] if r[0] >= 0.5 * rough[0][0]]:
+            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=1, step=0.2, extra=1)
             refined.append((_verify(gray, hb, pol)[0], hb, pol))
         refined.sort(key=lambda r: -r[0])
         # the geometry of the best ones is now right; find which 9x10 window of lines it is
@@ -557,8 +564,31 @@ def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int) -> np.ndarray:
     line locks onto it, the lattice is stretched a few per cent and every other line still
     fits well enough. Fitting without that line, from the inner lines alone, undoes it.
     """
+    # cheap screen first: fit the lattice without each edge line on one measurement and see
+    # whether that edge line's ridge sits where the inner lines put it. Only an edge line that
+    # sits off (stretching the fit) is worth the full refit below.
+    pts, nrm, ids = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7)
+    axis = np.where(ids < geo.FILES, 0, 1)
+    value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
+    sp = geo.point_spacing_px(h)
+    m = measure(gray, h, pts, nrm, max(2.0, 0.06 * sp), _line_width(sp), pol, 5.0)
+    suspects = []
+    for edge in (0, 8, 9, 18):
+        keep = m.found & (ids != edge)
+        on_edge = m.found & (ids == edge)
+        if on_edge.sum() < 3 or len(np.unique(ids[keep & (axis == 0)])) < 3 \
+                or len(np.unique(ids[keep & (axis == 1)])) < 3:
+            continue
+        hh = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
+                                        weights=np.sqrt(m.strength[keep]), h0=h, iters=2)
+        bp = geo.apply_h(np.linalg.inv(hh), m.image_pts[on_edge])
+        off = np.median(np.abs(np.where(axis[on_edge] == 0, bp[:, 0], bp[:, 1]) - value[on_edge]))
+        if off > 0.02:  # the edge ridge is > 2 % of a spacing off the inner lines' lattice
+            suspects.append((edge,))
+    if not suspects:
+        return h
     best_s, best_h = _verify(gray, h, pol)[0], h
-    for edge in ((0,), (8,), (9,), (18,)):
+    for edge in suspects:
         hh, _ = refine(gray, h, pol, search_frac=0.06, rounds=2, extra=0, exclude=edge, step=0.2)
         hh, _ = refine(gray, hh, pol, search_frac=0.04, rounds=1, extra=0, step=0.2)
         sc = _verify(gray, hh, pol)[0]
@@ -622,9 +652,10 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     len2 = np.minimum(len2, 8 * np.median(len2) + 1e-12)
     rinv = np.linalg.inv(r)
     out = []
+    combs1 = _comb_candidates(pos1, len1, (9, 10), top=2)  # y positions (family 1 horizontal)
+    combs2 = _comb_candidates(pos2, len2, (9, 10), top=2)  # x positions
     for n1, n2 in ((10, 9), (9, 10)):
-        c1 = _comb_candidates(pos1, len1, n1, top=2)  # y positions (family 1 horizontal)
-        c2 = _comb_candidates(pos2, len2, n2, top=2)  # x positions
+        c1, c2 = combs1[n1], combs2[n2]
         for o1, s1, _ in c1:
             for o2, s2, _ in c2:
                 if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
