@@ -213,7 +213,8 @@ class IncidentTracker:
 
         # Retouch: the last mover's hand rests on the piece it just released,
         # before the opponent's move (an episode with no move of its own).
-        if self.last_move is not None and not moves:
+        if self.last_move is not None and not moves and self.last_move[0] not in self._between_reported:
+            # (putting right a disc left between points is what the arbiter wants, not a re-touch)
             to_sq, side, mply, _ = self.last_move
             hit = self._dwell_on(ep, side, to_sq)
             shifted = self._shift(before, after, to_sq) >= cfg.touch and ep.occluded_frames[to_sq] > 0

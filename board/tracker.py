@@ -36,6 +36,13 @@ QUIET, ACTIVE = "quiet", "active"
 IN_SYNC, OUT_OF_SYNC, ILLEGAL = "in_sync", "out_of_sync", "illegal"
 
 
+def _neighbours(p: int) -> list[int]:
+    """The up-to-8 points around point p."""
+    x, y = p % 9, p // 9
+    return [(y + dy) * 9 + x + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if (dx or dy) and 0 <= x + dx <= 8 and 0 <= y + dy <= 9]
+
+
 def side_name(color: str) -> str:
     return "red" if color == RED else "black"
 
@@ -339,7 +346,9 @@ class Tracker:
         else:
             ex = explain(self.position, evidence, self.cfg.explain)
             first_look = self.settled is None and self.ply == 0
-            if not ex.explains and not self._holding and not first_look:
+            if not ex.explains and not first_look and self._off_point_disc_move(evidence, offsets) is not None:
+                pass   # a disc seen off its point explains it now: no reason to wait
+            elif not ex.explains and not self._holding and not first_look:
                 # The victim off the board and the capturing piece not yet moved
                 # is a capture in two steps: wait (a while) for the second step.
                 # Anything else unexplained must last a moment before it is
@@ -366,7 +375,7 @@ class Tracker:
             ex = Explanation([], 0.0, 0.0, ref, [])
         rescued = None
         if not ex.explains:
-            rescued = self._vanished_piece_move(evidence, episode)
+            rescued = self._vanished_piece_move(evidence, episode, offsets)
             if rescued is not None:
                 ex = rescued
         if ex.explains:
@@ -374,12 +383,15 @@ class Tracker:
             if rescued is not None:
                 m = rescued.moves[0]
                 piece = self.position.piece_at(m.to_sq) or "?"
+                seen = np.abs(offsets[m.to_sq]).max() >= self.cfg.incidents.between * 0.5
+                how = (f"the disc is seen {np.abs(offsets[m.to_sq]).max():.2f} spacings off the point"
+                       if seen else "the reader cannot see it on any point")
                 events.append(IncidentEvent(
                     last.t, self.ply, "between_points", side_name(BLACK if piece.islower() else RED), [m.to_sq],
-                    f"{incident_rules.piece_label(piece)} put down off the points near {point_name(m.to_sq)} "
-                    f"(the reader cannot see it on any point)",
+                    f"{incident_rules.piece_label(piece)} put down off the points near {point_name(m.to_sq)} ({how})",
                     frames={"before": episode.before.frame_index, "during": episode.busiest_frame,
-                            "after": last.frame_index}))
+                            "after": last.frame_index},
+                    extra={"offset": [round(float(v), 3) for v in offsets[m.to_sq]]}))
                 self.incidents.mark_between(m.to_sq)
         else:
             events.extend(self._unexplained(ex, evidence, last, episode))
@@ -484,26 +496,58 @@ class Tracker:
                               f"repetition: {ruling.ruling.replace('_', ' ')} ({ruling.reason})",
                               frames={"after": last.frame_index}, extra={"ruling": ruling.to_dict()})]
 
-    def _vanished_piece_move(self, evidence: Evidence, episode: Episode) -> Explanation | None:
-        """One piece of the side to move left its point and appears on none: put down
-        between points, where the reader sees no piece. Its destination is the one
-        legal destination, or the one the mover's hand last rested on."""
+    def _vanished_moves(self, evidence: Evidence) -> list[Move]:
+        """Legal moves of a piece of the side to move that left its point and appears on
+        no point (the only change): the candidates for a piece put down between points."""
         assert self.position is not None
-        from .episode import dwells
         ref = board_classes(self.position)
         diff = evidence.contradictions(ref, self.cfg.explain.contradiction)
         if len(diff) != 1:
-            return None
+            return []
         f = diff[0]
         piece = self.position.piece_at(f)
         if piece is None or evidence.observed()[f] != 0 or piece.isupper() != (self.position.turn == RED):
-            return None
-        dests = [m for m in self.position.legal_moves() if m.from_sq == f
-                 and self.position.piece_at(m.to_sq) is None and evidence.visible[m.to_sq]]
+            return []
+        return [m for m in self.position.legal_moves() if m.from_sq == f
+                and self.position.piece_at(m.to_sq) is None and evidence.visible[m.to_sq]]
+
+    def _off_point_disc_move(self, evidence: Evidence, offsets: np.ndarray) -> Move | None:
+        """The candidate move whose destination is the point nearest a disc the reader sees
+        near, not on, a point (its reading is empty, its offset says where the disc is)."""
+        dests = self._vanished_moves(evidence)
         if not dests:
             return None
-        choice = None
-        if len(dests) == 1:
+        observed = evidence.observed()
+        near_disc = self.cfg.incidents.between * 0.5
+        hits = []
+        for m in dests:
+            # the disc is off the point but this point is the nearest one to it
+            for q in (m.to_sq,) + tuple(_neighbours(m.to_sq)):
+                o = offsets[q]
+                if not evidence.visible[q] or observed[q] != 0 or np.abs(o).max() < near_disc:
+                    continue
+                x, y = q % 9 + o[0], q // 9 + o[1]
+                if int(np.rint(x)) == m.to_sq % 9 and int(np.rint(y)) == m.to_sq // 9:
+                    hits.append(m)
+                    break
+        return hits[0] if len(hits) == 1 else None
+
+    def _vanished_piece_move(self, evidence: Evidence, episode: Episode,
+                             offsets: np.ndarray | None = None) -> Explanation | None:
+        """One piece of the side to move left its point and appears on none: put down
+        between points, where the reader sees no piece. Its destination is the point
+        nearest the disc the reader sees off the points, else the one legal destination,
+        else the one the mover's hand last rested on."""
+        assert self.position is not None
+        from .episode import dwells
+        ref = board_classes(self.position)
+        dests = self._vanished_moves(evidence)
+        if not dests:
+            return None
+        choice = self._off_point_disc_move(evidence, offsets) if offsets is not None else None
+        if choice is not None:
+            pass
+        elif len(dests) == 1:
             choice = dests[0]
         else:
             side = side_name(self.position.turn)

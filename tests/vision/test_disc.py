@@ -1,0 +1,103 @@
+"""vision.disc: disc centres measured on rendered boards whose true disc offsets the sim knows.
+
+The stills are rendered with a third of the discs pushed well off their points (what a
+knocked piece or one left between points looks like), on several looks and camera tilts.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from vision.crops import point_grid
+from vision.disc import fit_discs, point_offsets
+
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+
+@functools.lru_cache(maxsize=None)
+def displaced_still(seed: int, look: str, tilt: float, moved: tuple = ()):
+    """A still of the start position, a third of the discs pushed 0.15-0.45 spacings off their
+    points in random directions, plus `moved` = ((point, dx, dy), ...) placed exactly."""
+    from sim.render import Rig
+    from sim.script import Placed
+    from sim.truth import ClipSpec, fen_to_board
+
+    spec = ClipSpec(seed=seed, look=look, start_fen=START, width=1280, height=720,
+                    camera={"tilt_deg": tilt}, incidents=[])
+    rig = Rig(spec, still_board=fen_to_board(START))
+    snap = rig.tl.snaps[rig.tl.frames[0].snap]
+    rng = np.random.default_rng(seed)
+    for sq, pl in list(snap.points.items()):
+        if rng.random() < 0.35:
+            a, m = rng.uniform(0, 2 * np.pi), rng.uniform(0.15, 0.45)
+            snap.points[sq] = Placed(pl.piece, float(m * np.cos(a)), float(m * np.sin(a)), pl.rot)
+    for sq, dx, dy in moved:
+        pl = snap.points.pop(sq[0]) if isinstance(sq, tuple) else snap.points[sq]
+        target = sq[1] if isinstance(sq, tuple) else sq
+        snap.points[target] = Placed(pl.piece, dx, dy, pl.rot)
+    img, truth = rig.render(0)
+    img.setflags(write=False)
+    return img, truth
+
+
+@pytest.mark.parametrize("seed,look,tilt", [(11, "wood", 5), (12, "paper", 20), (13, "mat", 30),
+                                            (14, "plastic", 40)])
+def test_fitted_offsets_match_the_true_disc_offsets(seed, look, tilt):
+    img, truth = displaced_still(seed, look, tilt)
+    occ = np.array([c != "." for c in truth.board])
+    fit = fit_discs(img, truth.homography)
+    assert fit.found[occ].mean() >= 0.85, "most discs must be found"
+    diff = fit.offsets[occ] - truth.offsets[occ]
+    # On oblique views every disc comes out shifted the same way (the crop plane assumes a disc
+    # thickness, and the near side's wall shows): a shift common to all discs, which the tracker
+    # removes (it judges discs against each other and against their own earlier place).
+    common = np.median(diff, axis=0)
+    assert np.linalg.norm(common) <= 0.15
+    err = np.linalg.norm(diff - common, axis=1)
+    assert np.median(err) <= 0.08, f"median error {np.median(err):.3f} spacings"
+    big = np.linalg.norm(truth.offsets[occ], axis=1) >= 0.25
+    # full size, not shrunk: the fit's projection on the true offsets of the big ones
+    gain = float((fit.offsets[occ][big] * truth.offsets[occ][big]).sum() / (truth.offsets[occ][big] ** 2).sum())
+    assert 0.75 <= gain <= 1.25, f"offsets measured at {gain:.2f} of their size"
+    assert np.median(err[big]) <= 0.13
+
+
+def test_a_disc_between_points_is_found_from_the_empty_point_nearest_it():
+    # the black chariot a9 put down on the a-file 0.44 below a8, i.e. between a8 and a7
+    a9, a8, a7 = 81, 72, 63
+    img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
+    assert truth.board[a8] == "r"
+    fit = fit_discs(img, truth.homography, [a8, a7, a9])
+    disc = point_grid()[a8] + truth.offsets[a8]
+    assert fit.found[0] and fit.found[1]
+    for k, p in enumerate((a8, a7)):
+        seen = point_grid()[p] + fit.offsets[k]
+        assert np.linalg.norm(seen - disc) <= 0.1, (p, seen, disc)
+    # the point the disc left shows no disc of its own
+    assert np.linalg.norm(point_grid()[a9] + fit.offsets[2] - disc) > 0.5 or not fit.found[2]
+
+
+def test_point_offsets_reports_a_disc_off_an_empty_point_only_when_a_piece_is_confirmed():
+    a9, a8, a7 = 81, 72, 63
+    img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
+    pts = np.array([a8, a7])
+    empty = np.zeros((2, 15), np.float32)
+    empty[:, 0] = 1.0                      # the classifier reads both points empty
+    model = np.zeros((2, 2), np.float32)
+    piece = np.zeros((2, 15), np.float32)
+    piece[:, 12] = 1.0                     # a verifier that sees a piece on the shifted crops
+    seen = point_offsets(img, truth.homography, pts, empty, model, lambda *a: piece)
+    assert np.linalg.norm(seen[0] - truth.offsets[a8]) <= 0.1
+    nothing = point_offsets(img, truth.homography, pts, empty, model, lambda *a: empty)
+    assert np.all(nothing == 0.0)
+
+
+def test_bad_arguments_are_refused():
+    img, truth = displaced_still(11, "wood", 5)
+    with pytest.raises(ValueError, match="search"):
+        fit_discs(img, truth.homography, [0], search=2.0)
+    with pytest.raises(ValueError, match="homography"):
+        fit_discs(img, np.zeros((3, 3)), [0])
+    assert fit_discs(img, truth.homography, []).offsets.shape == (0, 2)
