@@ -379,7 +379,8 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- main entry
-def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.ndarray, int] | None:
+def _search(gray: np.ndarray, lsd_max: int, rng_seed: int,
+            exclude: tuple[np.ndarray, ...] = ()) -> tuple[float, np.ndarray, int] | None:
     """Best lattice (score, H board->gray, polarity) from line segments found at lsd_max px."""
     gh, gw = gray.shape
     segs = _segments(gray, lsd_max)
@@ -436,7 +437,9 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
         # the geometry of the best ones is now right; find which 9x10 window of lines it is
         for _, hb, pol in refined[:2]:
             hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=3)
-            hb = _window_search(gray, hb, pol)
+            hb = _window_search(gray, hb, pol, exclude=exclude)
+            if any(same_lattice(hb, e) for e in exclude):
+                continue
             sc = _verify(gray, hb, pol)[0]
             if best is None or sc > best[0]:
                 best = (sc, hb, pol)
@@ -447,8 +450,25 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int) -> tuple[float, np.nd
     return best
 
 
-def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
-    """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError."""
+def same_lattice(h1: np.ndarray, h2: np.ndarray, frac: float = 0.5) -> bool:
+    """True when two homographies put the 90 points within `frac` of a spacing of each other,
+    up to the lattice's symmetries (the same lattice, whichever way round)."""
+    p2 = geo.apply_h(h2, geo.POINTS)
+    tol = frac * geo.point_spacing_px(h2)
+    return any(float(np.abs(geo.apply_h(h1 @ geo.board_symmetry(k), geo.POINTS) - p2).max()) < tol
+               for k in ("id", "flip_x", "flip_y", "rot180"))
+
+
+LSD_COARSE = 640  # a last, coarser look: worn or textured boards whose lines LSD breaks up at 720
+
+
+def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray, ...] = ()) -> LatticeFit:
+    """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError.
+
+    `exclude`: lattices (board -> image homographies) already refused by the caller, e.g.
+    because the pieces read on them are implausible; candidates on the same lattice are passed
+    over so the next best is returned.
+    """
     gray_full = to_gray(image)
     H, W = gray_full.shape
     if min(H, W) < 60:
@@ -457,15 +477,21 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     # (area averaging only pays off for strong reductions; linear is much cheaper)
     gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 0.6 else cv2.INTER_LINEAR) \
         if f < 1 else gray_full
+    down = np.diag([f, f, 1.0])
+    excl = tuple(down @ e for e in exclude)
     best = None
-    # segments at a modest resolution first (LSD is the costliest step); finer only if needed
-    for lsd_max in (LSD_MAX, WORK_MAX):
-        got = _search(gray, lsd_max, rng_seed)
+    # segments at a modest resolution first (LSD is the costliest step); finer only if needed,
+    # and coarser as a last resort when nothing clear was found
+    for k, lsd_max in enumerate((LSD_MAX, WORK_MAX, LSD_COARSE)):
+        if k == 1 and lsd_max > max(gray.shape):
+            continue
+        if k == 2 and (lsd_max >= max(gray.shape) or (
+                best is not None and best[0] >= 0.3 and _verify(gray, best[1], best[2])[2] >= MIN_SUPPORT)):
+            break  # the coarse look only rescues what would otherwise be "no board"
+        got = _search(gray, lsd_max, rng_seed, excl)
         if got is not None and (best is None or got[0] > best[0]):
             best = got
-        if lsd_max >= max(gray.shape):
-            break
-        if best is not None and best[0] >= 0.55:
+        if k == 0 and best is not None and best[0] >= 0.55:
             # a small board (fine lines at the LSD resolution) or a doubtful fit deserves a
             # second, finer look; a clear fit of a well-sized board does not
             sp_lsd = geo.point_spacing_px(best[1]) * lsd_max / max(gray.shape)
@@ -490,7 +516,8 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0) -> LatticeFit:
     return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc)
 
 
-def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) -> np.ndarray:
+def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4,
+                   exclude: tuple[np.ndarray, ...] = ()) -> np.ndarray:
     """Slide a 9x10 window over the refined lattice extended by `reach` lines, both ways round.
 
     Once refined on the visible lines, spacing and perspective are right even when the lattice
@@ -550,6 +577,8 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4) ->
                     x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
                     t = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap else \
                         np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
+                    if exclude and any(same_lattice(h @ t, e) for e in exclude):
+                        continue  # a window the caller has refused
                     best = (score, h @ t)
     hb = best[1]
     if hb is not h:

@@ -44,6 +44,12 @@ def red_evidence_from_probs(probs: np.ndarray) -> float:
     return 4.0 * kings + 0.25 * army
 
 
+# the ring of points one line beyond the lattice: edge points shifted outwards by one spacing
+_BEYOND_POINTS = [r * 9 + f for r in range(10) for f in (0, 8)] + [r * 9 + f for r in (0, 9) for f in range(9)]
+_BEYOND_OFFSETS = np.array([(-1.0 if f == 0 else 1.0, 0.0) for r in range(10) for f in (0, 8)]
+                           + [(0.0, -1.0 if r == 0 else 1.0) for r in (0, 9) for f in range(9)])
+
+
 def _rot180_points(a: np.ndarray) -> np.ndarray:
     """Re-index per-point arrays for a 180 degree turn of the board (index i -> 89 - i)."""
     return a[::-1].copy()
@@ -64,35 +70,100 @@ class _Classify:
         out = self.model.predict_full(crops)
         return out.probs, out.offsets
 
+    def pieces_beyond_edge(self, image_bgr: np.ndarray, h: np.ndarray) -> int:
+        """How many of the 38 points one line beyond the lattice's edges read as pieces (plain
+        reading, no quarter-turn averaging: only disc or no disc matters here)."""
+        crops = self.model.extract(image_bgr, h, offsets=_BEYOND_OFFSETS, points=_BEYOND_POINTS)
+        logits = self.model.raw(crops, tta=False)[0]
+        return int((logits.argmax(axis=1) > 0).sum())
+
 
 def _pose(h: np.ndarray, confidence: float) -> BoardPose:
     return BoardPose(homography=h, corners=geo.corners_of(h), confidence=float(np.clip(confidence, 0.0, 1.0)),
                      red_side=geo.red_side_of(h))
 
 
+MAX_PIECES = 32
+REFIND_TRIES = 2  # other lattices tried after a refused one, before "no board"
+CLEAR_FIT = 0.6  # lattice score (vision.locate) above which line evidence alone is trusted
+
+
+def reading_doubt(probs: np.ndarray, beyond_edge: int = 0) -> str | None:
+    """Why a board reading cannot be a real position on its lattice; None when it can be.
+
+    Line evidence alone can lock onto a wrong lattice: a cloth's weave, or the right lines
+    taken off by whole lines or with files for ranks (a board half hidden by a phone video's
+    controls). The pieces then give it away: more than 32 points read as pieces, or pieces
+    standing on the points just beyond the lattice's edge (`beyond_edge`, counted by
+    `_Classify.pieces_beyond_edge`) where a real board has its frame. Both tests are
+    set-agnostic: on an unfamiliar set the characters and even the colours are misread often
+    (seen on real street photos; a colour-count test refused 4 of 32 correct locks), while
+    whether a point carries a disc is read well.
+    """
+    lab = np.asarray(probs).argmax(axis=1)
+    n = int((lab > 0).sum())
+    if n > MAX_PIECES:
+        return f"{n} points read as pieces (a position has at most {MAX_PIECES})"
+    # (loose: on real photos of correct locks up to ~30 % as many pieces as on the board are
+    # read beyond it: coordinate labels, frames, captured pieces; off by a line, up to ~50 %)
+    if beyond_edge >= max(8, 0.5 * n):
+        return (f"{beyond_edge} points just beyond the lattice's edge carry pieces ({n} on it): "
+                "the lattice is off by whole lines")
+    return None
+
+
 def locate_and_read(image_bgr: np.ndarray, classifier) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
     """Find, orient and (with a classifier) read a board.
 
     `classifier` is a _Classify, None, or a callable making one (so a photo without a board
-    fails fast, before the model is loaded). Returns (H, support, polarity, score, probs, offsets).
+    fails fast, before the model is loaded). With a classifier, a lattice whose reading is
+    implausible (`reading_doubt`) is refused and the next best lattice tried; when none is
+    plausible the result is BoardNotFoundError. Returns (H, support, polarity, score, probs, offsets).
     """
-    fit = find_lattice(image_bgr)
-    h = orient(fit.homography)  # proper handedness; red side still open
-    if callable(classifier):
-        classifier = classifier()
-    probs = offsets = None
-    if classifier is not None:
+    refused: list[np.ndarray] = []
+    while True:
+        fit = find_lattice(image_bgr, exclude=tuple(refused))
+        h = orient(fit.homography)  # proper handedness; red side still open
+        if callable(classifier):
+            classifier = classifier()
+        if classifier is None:
+            if image_bgr.ndim == 3:
+                h = orient(h, red_score(image_bgr, h))
+            return h / h[2, 2], fit.support, fit.polarity, fit.score, None, None
         probs, offsets = classifier.run(image_bgr, h)
-        ev = red_evidence_from_probs(probs)
-        if abs(ev) < 0.5 and image_bgr.ndim == 3:  # readings undecided: fall back on ink colour
-            rs = red_score(image_bgr, h)
-            ev = float(rs[:45].sum() - rs[45:].sum())
-        if ev < 0:
-            h = h @ geo.board_symmetry("rot180")
-            probs, offsets = _rot180_points(probs), -_rot180_points(offsets)
-    elif image_bgr.ndim == 3:
-        h = orient(h, red_score(image_bgr, h))
+        # the ring beyond the edge (38 more crops) is only worth reading for a fit that is not clear
+        beyond = classifier.pieces_beyond_edge(image_bgr, h) if fit.score < CLEAR_FIT else 0
+        doubt = reading_doubt(probs, beyond)
+        if doubt is None:
+            break
+        refused.append(fit.homography)
+        if len(refused) > REFIND_TRIES:
+            raise BoardNotFoundError(f"no board found: the line lattices in the image do not carry a "
+                                     f"plausible position (best one: {doubt})")
+    ev = red_evidence_from_probs(probs)
+    if abs(ev) < 0.5 and image_bgr.ndim == 3:  # readings undecided: fall back on ink colour
+        rs = red_score(image_bgr, h)
+        ev = float(rs[:45].sum() - rs[45:].sum())
+    if ev < 0:
+        h = h @ geo.board_symmetry("rot180")
+        probs, offsets = _rot180_points(probs), -_rot180_points(offsets)
     return h / h[2, 2], fit.support, fit.polarity, fit.score, probs, offsets
+
+
+_SHARED: dict[str, "_Classify"] = {}
+
+
+def _shared_classify(model_path: str | None, profile: "PieceSetProfile | None") -> "_Classify":
+    """read_image's classifier. Loading the ONNX session (~50 ms) costs more than reading all
+    90 points, so photos read in one process share one session per model file; a piece-set
+    profile gets a classifier of its own."""
+    if profile is not None:
+        return _Classify(model_path, profile)
+    from pathlib import Path
+    key = "" if model_path is None else str(Path(model_path).resolve())
+    if key not in _SHARED:
+        _SHARED[key] = _Classify(model_path, None)
+    return _SHARED[key]
 
 
 def read_image(image_bgr: np.ndarray, model_path: str | None = None,
@@ -109,7 +180,7 @@ def read_image(image_bgr: np.ndarray, model_path: str | None = None,
         image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
     if camera is not None:
         image_bgr = camera.undistort(image_bgr)
-    h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _Classify(model_path, profile))
+    h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))
     return Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
                        occluded=np.zeros(NUM_POINTS, bool), probs=probs.astype(np.float32),
                        offset=offsets.astype(np.float32))
@@ -241,4 +312,4 @@ class BoardReader:
         return profile
 
 
-__all__ = ["BoardReader", "read_image", "red_evidence_from_probs"]
+__all__ = ["BoardReader", "read_image", "reading_doubt", "red_evidence_from_probs"]
