@@ -76,6 +76,9 @@ class IncidentTracker:
         # (side, point, frames) of own pieces the side to move rested a hand on in
         # stretches without a move, until that side moves
         self.pending_touches: list[tuple[str, int, dict[str, int]]] = []
+        # knocks seen only as a disc that stopped reading as a piece: reported when the next
+        # settle still shows it so (a hand the detector missed for a moment fades a reading too)
+        self.pending_faded: list[tuple[int, int, IncidentEvent]] = []
 
     def _faded(self, ep: Episode, before: Settled, after: Settled, p: int, near: set[int]) -> bool:
         """A disc that read clearly before and now reads largely as an empty point,
@@ -227,6 +230,17 @@ class IncidentTracker:
                                          f"releasing it (move {mply})", frames=frames))
                 self.last_move = None
 
+        # Knocks seen as a faded reading at the last settle: confirmed if it still reads so.
+        still = []
+        for p, c, ev in self.pending_faded:
+            if int(after.classes[p]) == c and p not in moved_pts and after.visible[p] \
+                    and after.empty_prob is not None and after.empty_prob[p] >= cfg.faded_empty:
+                out.append(ev)
+            elif not after.visible[p] and int(after.classes[p]) == c:
+                still.append((p, c, ev))      # covered now: judge it at a later settle
+        self.pending_faded = still
+        pending = {p for p, _, _ in still}
+
         # Unmoved discs: knocked (displaced a lot) by the hand of this episode.
         knocked: set[int] = set()
         for p in range(90):
@@ -239,13 +253,17 @@ class IncidentTracker:
                 continue   # a disc left between points being put right is not knocked
             shift = self._shift(before, after, p)
             faded = self._faded(ep, before, after, p, moved_pts)
-            if shift >= cfg.knock or faded:
+            if (shift >= cfg.knock or faded) and p not in pending:
                 knocked.add(p)
                 how = (f"knocked {shift:.2f} spacings off its place" if shift >= cfg.knock else
                        "knocked off its place (it no longer reads as a piece on its point)")
-                out.append(IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
-                                         f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} {how}",
-                                         frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)}))
+                ev = IncidentEvent(t, ply, "knocked", mover or _side_of(c), [p],
+                                   f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} {how}",
+                                   frames=self._frames(ep, after, p), extra={"shift": round(shift, 3)})
+                if shift >= cfg.knock:
+                    out.append(ev)
+                else:
+                    self.pending_faded.append((p, c, ev))
 
         # Touch-move: the mover's hand rested on another own piece before picking up the one moved.
         if moves and mover is not None:
@@ -324,6 +342,12 @@ class IncidentTracker:
             last = moves[-1]
             side_last = mover if len(moves) % 2 == 1 else ("black" if mover == "red" else "red")
             self.last_move = (last.to_sq, side_last, ply, after.frame_index)
+        return out
+
+    def flush(self) -> list[Event]:
+        """The source ended: knocks still waiting for a second look are reported as they are."""
+        out = [ev for _, _, ev in self.pending_faded]
+        self.pending_faded = []
         return out
 
     def illegal_move(self, t: float, ply: int, side: str, phys: PhysicalMove, reason: str,

@@ -176,6 +176,7 @@ class Tracker:
         if self.state == ACTIVE and self.window and self.position is not None:
             if all(f.quiet and not f.occluded.any() for f in self.window) and len(self.window) >= 2:
                 events.extend(self._settle("quiet"))
+        events.extend(self.incidents.flush())
         return events
 
     # ------------------------------------------------------------------ pieces of feed
