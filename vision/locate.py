@@ -380,8 +380,8 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- main entry
 def _search(gray: np.ndarray, lsd_max: int, rng_seed: int,
-            exclude: tuple[np.ndarray, ...] = ()) -> tuple[float, np.ndarray, int] | None:
-    """Best lattice (score, H board->gray, polarity) from line segments found at lsd_max px."""
+            exclude: tuple[np.ndarray, ...] = ()) -> tuple[float, np.ndarray, int, float] | None:
+    """Best lattice (score, H board->gray, polarity, support) from line segments found at lsd_max px."""
     gh, gw = gray.shape
     segs = _segments(gray, lsd_max)
     if len(segs) < 20:
@@ -415,7 +415,7 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int,
             if min(da, 180 - da) >= 30:
                 pairs.append((hist[peaks[i]] * hist[peaks[j]], peaks[i], peaks[j]))
     pairs.sort(key=lambda q: -q[0])
-    best: tuple[float, np.ndarray, int] | None = None
+    best: tuple[float, np.ndarray, int, float] | None = None
     vp_cache: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     for _, pi, pj in pairs[:8]:
         # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
@@ -440,9 +440,9 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int,
             hb = _window_search(gray, hb, pol, exclude=exclude)
             if any(same_lattice(hb, e) for e in exclude):
                 continue
-            sc = _verify(gray, hb, pol)[0]
+            sc, _, sup, _ = _verify(gray, hb, pol)
             if best is None or sc > best[0]:
-                best = (sc, hb, pol)
+                best = (sc, hb, pol, sup)
             if sc > 0.45:  # clearly a board: no need to look at the runner-up
                 break
         if best is not None and best[0] > 0.45:
@@ -486,7 +486,7 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
         if k == 1 and lsd_max > max(gray.shape):
             continue
         if k == 2 and (lsd_max >= max(gray.shape) or (
-                best is not None and best[0] >= 0.3 and _verify(gray, best[1], best[2])[2] >= MIN_SUPPORT)):
+                best is not None and best[0] >= 0.3 and best[3] >= MIN_SUPPORT)):
             break  # the coarse look only rescues what would otherwise be "no board"
         got = _search(gray, lsd_max, rng_seed, excl)
         if got is not None and (best is None or got[0] > best[0]):
@@ -499,10 +499,11 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
                 break
     if best is None or best[0] < 0.3:
         raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
-    sc0, hb, pol = best
+    sc0, hb, pol, sup = best
     if sc0 < 0.7:  # a clear fit has no stretched edge line to undo
-        hb = _edge_line_check(gray, hb, pol)
-    sc, pol, sup, rc = _verify(gray, hb, pol)
+        hb2 = _edge_line_check(gray, hb, pol)
+        if hb2 is not hb:
+            hb, sup = hb2, _verify(gray, hb2, pol)[2]
     if sup < MIN_SUPPORT:
         # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
         # board shows most of its line segments even with pieces and a hand on it
@@ -514,6 +515,34 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
         hf, _ = refine(gray_full, hf, pol, search_frac=0.04, rounds=2)
     sc, pol, sup, rc = _verify(gray_full, hf, pol)
     return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc)
+
+
+def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
+    """Lattice score of every 9x10 window of an extended grid of line measurements, at once.
+
+    `a_lines[i, j]`: fraction of ridge hits on file-direction line i between rank lines j and
+    j+1; `a_segs[j, i]`: the same for rank-direction line j between file lines i and i+1.
+    Returns scores[a0, b0] for the window whose first file line is a0 and first rank line b0:
+    support inside, every line present, a blank river, blank continuations past the edges
+    (the `_verify` score, measured on the shared grid).
+    """
+    from numpy.lib.stride_tricks import sliding_window_view as windows
+    files = windows(a_lines, (9, 9))                                  # [a0, b0, file, segment]
+    ranks = windows(a_segs, (10, 8)).transpose(1, 0, 2, 3)            # [a0, b0, rank, segment]
+    river = files[:, :, 1:8, 4]
+    sup = (files.sum(axis=(2, 3)) - river.sum(axis=2) + ranks.sum(axis=(2, 3))) / (81 - 7 + 80)
+    per_file = (files.sum(axis=3) - files[:, :, :, 4]) / 8.0
+    per_rank = ranks.mean(axis=3)
+    lines_ok = ((per_file >= 0.15).sum(axis=2) + (per_rank >= 0.15).sum(axis=2)) / 19.0
+    # continuations one segment past each edge (absent past the measured grid: NaN padding)
+    lp = np.pad(a_lines, ((0, 0), (1, 1)), constant_values=np.nan)
+    sp_ = np.pad(a_segs, ((0, 0), (1, 1)), constant_values=np.nan)
+    fl = windows(lp, (9, 11))                                         # [a0, b0, file, segment+1]
+    rk = windows(sp_, (10, 10)).transpose(1, 0, 2, 3)                 # [a0, b0, rank, segment+1]
+    ext = np.concatenate([fl[..., 0], fl[..., 10], rk[..., 0], rk[..., 9]], axis=2)
+    cnt = np.sum(~np.isnan(ext), axis=2)
+    ext_line = np.where(cnt > 0, np.nansum(ext, axis=2) / np.maximum(cnt, 1), 0.0)
+    return sup * lines_ok ** 2 * (1.0 - 0.5 * river.mean(axis=2)) - 0.5 * ext_line
 
 
 def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4,
@@ -547,39 +576,25 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4,
     n_v = nx * (ny - 1) * len(fr)
     vx = hit[:n_v].reshape(nx, ny - 1, len(fr)).mean(axis=2)   # [x line, y segment]
     hy = hit[n_v:].reshape(ny, nx - 1, len(fr)).mean(axis=2)   # [y line, x segment]
-    best = (-np.inf, h)
+    cands = []  # (score, swap, a0, b0)
     for swap in (False, True):
         # in the swapped case the board's files run along this grid's y lines
         a_lines, a_segs = (hy, vx) if swap else (vx, hy)  # a = the 9 file lines, b = the 10 rank lines
-        na = ny if swap else nx
-        nb = nx if swap else ny
-        for a0 in range(0, na - 8):
-            for b0 in range(0, nb - 9):
-                files = a_lines[a0:a0 + 9, b0:b0 + 9]     # 9 files x 9 rank-segments
-                ranks = a_segs[b0:b0 + 10, a0:a0 + 8]     # 10 ranks x 8 file-segments
-                river = files[1:8, 4]
-                sup = (files.sum() - river.sum() + ranks.sum()) / (81 - 7 + 80)
-                per_file = (files.sum(axis=1) - files[:, 4]) / 8.0
-                per_rank = ranks.mean(axis=1)
-                lines_ok = (np.count_nonzero(per_file >= 0.15) + np.count_nonzero(per_rank >= 0.15)) / 19.0
-                ext = []
-                if b0 - 1 >= 0:
-                    ext.append(a_lines[a0:a0 + 9, b0 - 1])
-                if b0 + 9 < a_lines.shape[1]:
-                    ext.append(a_lines[a0:a0 + 9, b0 + 9])
-                if a0 - 1 >= 0:
-                    ext.append(a_segs[b0:b0 + 10, a0 - 1])
-                if a0 + 8 < a_segs.shape[1]:
-                    ext.append(a_segs[b0:b0 + 10, a0 + 8])
-                ext_line = float(sum(e.sum() for e in ext) / sum(e.size for e in ext)) if ext else 0.0
-                score = sup * lines_ok ** 2 * (1.0 - 0.5 * river.mean()) - 0.5 * ext_line
-                if score > best[0] + 1e-9:
-                    x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
-                    t = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap else \
-                        np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
-                    if exclude and any(same_lattice(h @ t, e) for e in exclude):
-                        continue  # a window the caller has refused
-                    best = (score, h @ t)
+        sc = _window_scores(a_lines, a_segs)
+        a0, b0 = np.unravel_index(np.arange(sc.size), sc.shape)
+        cands.append(np.c_[sc.ravel(), np.full(sc.size, float(swap)), a0, b0])
+    allc = np.concatenate(cands)
+    best = (-np.inf, h)
+    for k in np.argsort(-allc[:, 0], kind="stable"):
+        score, swap, a0, b0 = allc[k]
+        a0, b0 = int(a0), int(b0)
+        x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
+        t = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap else \
+            np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
+        if exclude and any(same_lattice(h @ t, e) for e in exclude):
+            continue  # a window the caller has refused
+        best = (float(score), h @ t)
+        break
     hb = best[1]
     if hb is not h:
         hb, _ = refine(gray, hb, pol, search_frac=0.1, rounds=2)
