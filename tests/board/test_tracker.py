@@ -182,3 +182,29 @@ def test_start_is_not_read_from_a_reader_that_has_not_looked_yet():
     started = [e for e in events if e.type == "tracking" and e.status == "started"]
     assert len(started) == 1 and started[0].extra["fen"].split()[0] == fen.split()[0]
     assert moves_of(events) == ["e0f0"]
+
+
+def test_a_piece_put_down_between_points_is_recorded_at_once_from_the_disc_seen_off_the_point():
+    # the rook goes a0 -> a1 but is left 0.45 toward a2: the reader reads a1 (and a2) empty,
+    # and only the disc's offset says where it is; a0a1 and a0a2 are both legal
+    s = Script(seed=12).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.move("a0a1", place_offset=(0.0, 0.45)).quiet(0.8)
+    s.move("b9c7").quiet(0.6)
+    import numpy as np
+    from board.synth import observations
+    tr, events = Tracker(), []
+    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=12, flicker=0.0))):
+        if np.abs(fr.offsets[9]).max() >= 0.4 and not obs.occluded[9]:
+            # as the real reader: half a disc on each crop reads confidently empty
+            obs.probs[9] = 0.001
+            obs.probs[9, 0] = 1.0 - 0.014
+        events.extend(tr.feed(obs))
+    events.extend(tr.finish())
+    assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    rook = next(e for e in events if e.type == "move" and e.iccs == "a0a1")
+    assert rook.t - rook.t_hand_left <= 0.3, "the move must not wait for the disc to be put right"
+    between = [e for e in incidents_of(events) if e.kind == "between_points"]
+    assert [(e.ply, e.points) for e in between] == [(3, [9])]
+    assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
