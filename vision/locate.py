@@ -67,15 +67,16 @@ def to_gray(image: np.ndarray) -> np.ndarray:
 
 
 LSD_MAX = 720  # line segments are found at this resolution (longest side): LSD is the costliest step
+LSD_SCALE = 0.7  # LSD's own Gaussian down-scaling in the first look (OpenCV default 0.8): ~25 % cheaper
 
 
-def _segments(gray: np.ndarray, lsd_max: int = LSD_MAX) -> np.ndarray:
+def _segments(gray: np.ndarray, lsd_max: int = LSD_MAX, lsd_scale: float = LSD_SCALE) -> np.ndarray:
     """Line segments (N, 4) x1 y1 x2 y2 (in `gray` pixels) from LSD on a contrast-normalised image."""
     clahe = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
     k = min(1.0, lsd_max / max(gray.shape))
     g = cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else gray
     g = clahe.apply(g)
-    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, lsd_scale)
     segs = lsd.detect(g)[0]
     if segs is None:
         return np.zeros((0, 4))
@@ -379,11 +380,11 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- main entry
-def _search(gray: np.ndarray, lsd_max: int, rng_seed: int,
+def _search(gray: np.ndarray, lsd_max: int, rng_seed: int, lsd_scale: float = LSD_SCALE,
             exclude: tuple[np.ndarray, ...] = ()) -> tuple[float, np.ndarray, int, float] | None:
     """Best lattice (score, H board->gray, polarity, support) from line segments found at lsd_max px."""
     gh, gw = gray.shape
-    segs = _segments(gray, lsd_max)
+    segs = _segments(gray, lsd_max, lsd_scale)
     if len(segs) < 20:
         return None
     c = np.array([gw / 2, gh / 2])
@@ -459,7 +460,7 @@ def same_lattice(h1: np.ndarray, h2: np.ndarray, frac: float = 0.5) -> bool:
                for k in ("id", "flip_x", "flip_y", "rot180"))
 
 
-LSD_COARSE = 640  # a last, coarser look: worn or textured boards whose lines LSD breaks up at 720
+LSD_COARSE = 640  # a last, coarser look (LSD's default smoothing): boards whose lines LSD breaks up at 720
 
 
 def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray, ...] = ()) -> LatticeFit:
@@ -480,15 +481,16 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
     down = np.diag([f, f, 1.0])
     excl = tuple(down @ e for e in exclude)
     best = None
-    # segments at a modest resolution first (LSD is the costliest step); finer only if needed,
-    # and coarser as a last resort when nothing clear was found
-    for k, lsd_max in enumerate((LSD_MAX, WORK_MAX, LSD_COARSE)):
+    # segments at a modest resolution and light smoothing first (LSD is the costliest step);
+    # finer, with LSD's default smoothing, only if needed; coarser as a last resort when
+    # nothing clear was found (each look finds boards the others miss: street photos 1, 14)
+    for k, (lsd_max, lsd_scale) in enumerate(((LSD_MAX, LSD_SCALE), (WORK_MAX, 0.8), (LSD_COARSE, 0.8))):
         if k == 1 and lsd_max > max(gray.shape):
             continue
         if k == 2 and (lsd_max >= max(gray.shape) or (
                 best is not None and best[0] >= 0.3 and best[3] >= MIN_SUPPORT)):
             break  # the coarse look only rescues what would otherwise be "no board"
-        got = _search(gray, lsd_max, rng_seed, excl)
+        got = _search(gray, lsd_max, rng_seed, lsd_scale, excl)
         if got is not None and (best is None or got[0] > best[0]):
             best = got
         if k == 0 and best is not None and best[0] >= 0.55:
