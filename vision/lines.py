@@ -54,24 +54,26 @@ def ridge_response(prof: np.ndarray, w: int, polarity: int = 1) -> np.ndarray:
 
     polarity 1 = dark ink on a lighter board, -1 = light lines on a dark board. Flanks are the
     windows [w, 3w] px away on each side. Positions whose flanks leave the profile get -inf.
+    (Slices of one running sum: this runs for every line sample of every hypothesis.)
     """
-    p = prof * polarity
+    p = prof * polarity if polarity != 1 else prof
     n, L = p.shape
-    cs = np.concatenate([np.zeros((n, 1), np.float32), np.cumsum(p, axis=1)], axis=1)
     a, b = w, 3 * w
-    idx = np.arange(L)
-    lo_l, hi_l = idx - b, idx - a + 1
-    lo_r, hi_r = idx + a, idx + b + 1
-    ok = (lo_l >= 0) & (hi_r <= L)
-    lo_l, hi_l, lo_r, hi_r = (np.clip(v, 0, L) for v in (lo_l, hi_l, lo_r, hi_r))
-    left = (cs[:, hi_l] - cs[:, lo_l]) / max(b - a + 1, 1)
-    right = (cs[:, hi_r] - cs[:, lo_r]) / max(b - a + 1, 1)
-    centre = p
+    resp = np.full((n, L), -np.inf, dtype=np.float32)
+    if L - 2 * b <= 0:
+        return resp
+    cs = np.zeros((n, L + 1), np.float32)
+    np.cumsum(p, axis=1, out=cs[:, 1:])
+    m = b - a + 1
+    # valid positions i in [b, L - b): left flank [i-b, i-a], right flank [i+a, i+b]
+    left = cs[:, b - a + 1: L - b - a + 1] - cs[:, 0: L - 2 * b]
+    right = cs[:, 2 * b + 1: L + 1] - cs[:, a + b: L - b + a]
+    centre = p[:, b: L - b]
     if w >= 2:  # a little smoothing of the centre value against noise / anti-aliasing
-        centre = (np.roll(p, 1, axis=1) + 2 * p + np.roll(p, -1, axis=1)) / 4
-    resp = np.minimum(left, right) - centre
-    resp[:, ~ok] = -np.inf
-    resp[~np.isfinite(resp)] = -np.inf  # profiles running off the image
+        centre = (p[:, b - 1: L - b - 1] + 2 * centre + p[:, b + 1: L - b + 1]) / 4
+    r = np.minimum(left, right) / m - centre
+    r[~np.isfinite(r)] = -np.inf  # profiles running off the image
+    resp[:, b: L - b] = r
     return resp
 
 
