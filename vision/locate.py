@@ -62,7 +62,7 @@ def to_gray(image: np.ndarray) -> np.ndarray:
         raise ValueError(f"image has {image.shape[2]} channels; expected 1, 3 or 4")
     # green-weighted grey: red ink (the other common line colour besides black) is dark in
     # green, so red lines on a yellow or white board keep their contrast
-    return cv2.transform(image, np.array([[0.25, 0.6, 0.15]], dtype=np.float32)).astype(np.uint8) \
+    return cv2.transform(image, np.array([[0.25, 0.6, 0.15]], dtype=np.float32)).astype(np.uint8, copy=False) \
         if image.dtype == np.uint8 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
@@ -201,11 +201,14 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (
         return ext[ti] * (1 - fr) + ext[ti + 1] * fr  # (spacings, offsets, n)
 
     # coarse: every spacing (2 % steps) and every other offset bin on a blurred histogram
-    # (tolerates vanishing-point error); the fine pass below polishes to half a bin
+    # (tolerates vanishing-point error; teeth rounded to whole bins, well inside the blur);
+    # the fine pass below polishes to half a bin
     coarse = prep(2.5)
     spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (min(teeth) - 1)), 0.02))
     offs = np.arange(0, bins, 2.0)
-    vals = np.cumsum(tooth_values(coarse, offs, spacings, n_max), axis=2)
+    steps = np.rint(spacings[:, None] * np.arange(n_max)[None, :]).astype(np.int32)   # (spacings, teeth)
+    ti = offs.astype(np.int32)[None, :, None] + steps[:, None, :]
+    vals = np.cumsum(coarse[np.minimum(ti, 3 * bins)], axis=2)
     fine = prep(1.2)
     for n in teeth:
         sc = vals[:, :, n - 1].copy()
@@ -475,7 +478,8 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
     if min(H, W) < 60:
         raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
     f = min(1.0, WORK_MAX / max(H, W))
-    # (area averaging only pays off for strong reductions; linear is much cheaper)
+    # (area averaging keeps thin lines of a small board for strong reductions, where a pyramid
+    # halving loses them (street photo 1); for mild ones linear is as good and much cheaper)
     gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 0.6 else cv2.INTER_LINEAR) \
         if f < 1 else gray_full
     down = np.diag([f, f, 1.0])
