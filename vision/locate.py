@@ -61,7 +61,8 @@ def to_gray(image: np.ndarray) -> np.ndarray:
     if image.shape[2] != 3:
         raise ValueError(f"image has {image.shape[2]} channels; expected 1, 3 or 4")
     # green-weighted grey: red ink (the other common line colour besides black) is dark in
-    # green, so red lines on a yellow or white board keep their contrast
+    # green, so red lines on a yellow or white board keep their contrast (OpenCV's standard
+    # weights on swapped channels are close and cheaper, but lose street photo 2)
     return cv2.transform(image, np.array([[0.25, 0.6, 0.15]], dtype=np.float32)).astype(np.uint8, copy=False) \
         if image.dtype == np.uint8 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
@@ -479,48 +480,64 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
         raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
     f = min(1.0, WORK_MAX / max(H, W))
     # (area averaging keeps thin lines of a small board for strong reductions, where a pyramid
-    # halving loses them (street photo 1); for mild ones linear is as good and much cheaper)
+    # halving, or a whole-number reduction, loses them (street photo 1); for mild reductions
+    # linear is as good and much cheaper)
     gray = cv2.resize(gray_full, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 0.6 else cv2.INTER_LINEAR) \
         if f < 1 else gray_full
     down = np.diag([f, f, 1.0])
     excl = tuple(down @ e for e in exclude)
-    best = None
+    best: tuple[float, np.ndarray, int, float] | None = None  # best search result that passed
+    fit: LatticeFit | None = None                               # ... and its final fit
+    why = "no 9x10 lattice of lines in the image"
     # segments at a modest resolution and light smoothing first (LSD is the costliest step);
     # finer, with LSD's default smoothing, only if needed; coarser as a last resort when
-    # nothing clear was found (each look finds boards the others miss: street photos 1, 14)
+    # nothing passed (each look finds boards the others miss: street photos 1, 2, 14)
     for k, (lsd_max, lsd_scale) in enumerate(((LSD_MAX, LSD_SCALE), (WORK_MAX, 0.8), (LSD_COARSE, 0.8))):
         if k == 1 and lsd_max > max(gray.shape):
             continue
-        if k == 2 and (lsd_max >= max(gray.shape) or (
-                best is not None and best[0] >= 0.3 and best[3] >= MIN_SUPPORT)):
-            break  # the coarse look only rescues what would otherwise be "no board"
-        got = _search(gray, lsd_max, rng_seed, lsd_scale, excl)
-        if got is not None and (best is None or got[0] > best[0]):
-            best = got
-        if k == 0 and best is not None and best[0] >= 0.55:
+        if k == 1 and fit is not None and best is not None and best[0] >= 0.55:
             # a small board (fine lines at the LSD resolution) or a doubtful fit deserves a
             # second, finer look; a clear fit of a well-sized board does not
-            sp_lsd = geo.point_spacing_px(best[1]) * lsd_max / max(gray.shape)
-            if sp_lsd >= 22:
+            if geo.point_spacing_px(best[1]) * LSD_MAX / max(gray.shape) >= 22:
                 break
-    if best is None or best[0] < 0.3:
-        raise BoardNotFoundError("no board found: no 9x10 lattice of lines in the image")
-    sc0, hb, pol, sup = best
+        if k == 2 and (fit is not None or lsd_max >= max(gray.shape)):
+            break  # the coarse look only rescues what would otherwise be "no board"
+        got = _search(gray, lsd_max, rng_seed, lsd_scale, excl)
+        # (compared with the best that passed: one refused in this look's place may hide a
+        # real board another look finds with a lower score)
+        if got is None or got[0] < 0.3 or (best is not None and got[0] <= best[0]):
+            continue
+        done, why_not = _finish(gray, gray_full, f, got)
+        if done is not None:
+            fit, best = done, got
+        else:
+            why = why_not
+    if fit is None:
+        raise BoardNotFoundError(f"no board found: {why}")
+    return fit
+
+
+def _finish(gray: np.ndarray, gray_full: np.ndarray, f: float,
+            found: tuple[float, np.ndarray, int, float]) -> tuple[LatticeFit | None, str]:
+    """Last checks and full-resolution refinement of a search result: (fit or None, why not)."""
+    sc0, hb, pol, sup = found
     if sc0 < 0.7:  # a clear fit has no stretched edge line to undo
         hb2 = _edge_line_check(gray, hb, pol)
         if hb2 is not hb:
             hb, sup = hb2, _verify(gray, hb2, pol)[2]
+    # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
+    # board shows most of its line segments even with pieces and a hand on it, and at full
+    # resolution as well as at the working one (a wrong lattice can pass in the blur)
     if sup < MIN_SUPPORT:
-        # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
-        # board shows most of its line segments even with pieces and a hand on it
-        raise BoardNotFoundError(f"no board found: the best lattice candidate shows only {sup:.0%} of its lines")
-    # full resolution
+        return None, f"the best lattice candidate shows only {sup:.0%} of its lines"
     up = np.diag([1.0 / f, 1.0 / f, 1.0])
     hf = up @ hb
     if f < 1:
         hf, _ = refine(gray_full, hf, pol, search_frac=0.04, rounds=2)
     sc, pol, sup, rc = _verify(gray_full, hf, pol)
-    return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc)
+    if sup < MIN_SUPPORT:
+        return None, f"the best lattice candidate shows only {sup:.0%} of its lines at full resolution"
+    return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc), ""
 
 
 def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
