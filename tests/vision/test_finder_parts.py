@@ -1,0 +1,190 @@
+"""The board finder's parts against plain reference computations, and refusing false locks.
+
+The fast forms (running sums, sliding windows, one comb pass for 9 and 10 teeth) must compute
+what the straightforward loops compute; a lattice whose reading is implausible is refused and
+the next best lattice tried, or "no board" reported with the reason.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from vision import geometry as geo
+from vision.lines import ridge_response
+from vision.locate import BoardNotFoundError, _comb_candidates, _window_scores, find_lattice, same_lattice
+from vision.observation import CLASSES, NUM_POINTS
+from vision.reader import MAX_PIECES, locate_and_read, reading_doubt
+
+
+# ----------------------------------------------------------------------------- ridge response
+def _ridge_naive(prof: np.ndarray, w: int, polarity: int) -> np.ndarray:
+    p = prof.astype(np.float64) * polarity
+    n, L = p.shape
+    out = np.full((n, L), -np.inf)
+    a, b = w, 3 * w
+    for i in range(b, L - b):
+        left = p[:, i - b: i - a + 1].mean(axis=1)
+        right = p[:, i + a: i + b + 1].mean(axis=1)
+        c = p[:, i] if w < 2 else (p[:, i - 1] + 2 * p[:, i] + p[:, i + 1]) / 4
+        r = np.minimum(left, right) - c
+        out[:, i] = np.where(np.isfinite(r), r, -np.inf)
+    return out
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(arrays(np.float32, st.tuples(st.integers(1, 6), st.integers(5, 40)),
+              elements=st.floats(0, 255, width=32)),
+       st.integers(1, 5), st.sampled_from([1, -1]))
+def test_ridge_response_matches_the_definition(prof, w, polarity):
+    got = ridge_response(prof, w, polarity)
+    want = _ridge_naive(prof, w, polarity)
+    assert got.shape == prof.shape
+    assert np.array_equal(np.isfinite(got), np.isfinite(want))
+    assert np.allclose(got[np.isfinite(got)], want[np.isfinite(want)], atol=1e-2)
+
+
+def test_ridge_response_of_a_line_and_of_a_profile_off_the_image():
+    prof = np.full((2, 31), 200.0, np.float32)
+    prof[:, 15] = 100.0                       # a dark line in the middle
+    prof[1, :3] = np.nan                      # the second profile runs off the image
+    r = ridge_response(prof, 2, 1)
+    assert int(np.argmax(r[0])) == 15 and r[0, 15] == pytest.approx(50.0)  # 200 - (200+2*100+200)/4
+    assert ridge_response(prof, 2, -1)[0, 15] < 0                          # not a light line
+    assert not np.isfinite(r[1]).any()        # off the image: no evidence either way
+
+
+# ----------------------------------------------------------------------------- window scores
+def _window_scores_loop(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
+    na, nb = a_lines.shape[0], a_segs.shape[0]
+    out = np.zeros((na - 8, nb - 9))
+    for a0 in range(na - 8):
+        for b0 in range(nb - 9):
+            files = a_lines[a0:a0 + 9, b0:b0 + 9]
+            ranks = a_segs[b0:b0 + 10, a0:a0 + 8]
+            river = files[1:8, 4]
+            sup = (files.sum() - river.sum() + ranks.sum()) / (81 - 7 + 80)
+            per_file = (files.sum(axis=1) - files[:, 4]) / 8.0
+            lines_ok = (np.count_nonzero(per_file >= 0.15) + np.count_nonzero(ranks.mean(axis=1) >= 0.15)) / 19.0
+            ext = []
+            if b0 >= 1:
+                ext.append(a_lines[a0:a0 + 9, b0 - 1])
+            if b0 + 9 < a_lines.shape[1]:
+                ext.append(a_lines[a0:a0 + 9, b0 + 9])
+            if a0 >= 1:
+                ext.append(a_segs[b0:b0 + 10, a0 - 1])
+            if a0 + 8 < a_segs.shape[1]:
+                ext.append(a_segs[b0:b0 + 10, a0 + 8])
+            ext_line = sum(e.sum() for e in ext) / sum(e.size for e in ext) if ext else 0.0
+            out[a0, b0] = sup * lines_ok ** 2 * (1 - 0.5 * river.mean()) - 0.5 * ext_line
+    return out
+
+
+@pytest.mark.parametrize("na,nb", [(9, 10), (17, 18), (12, 11), (10, 14)])
+def test_window_scores_match_the_loop(na, nb):
+    rng = np.random.default_rng(na * 100 + nb)
+    a_lines = (rng.random((na, nb - 1)) < rng.random()).astype(float)  # hit fractions, 0/1 and in between
+    a_lines[rng.random(a_lines.shape) < 0.3] = rng.random()
+    a_segs = rng.random((nb, na - 1))
+    assert np.allclose(_window_scores(a_lines, a_segs), _window_scores_loop(a_lines, a_segs), atol=1e-12)
+
+
+def test_window_scores_prefer_the_true_window():
+    """A 9x10 lattice drawn inside a larger grid of measurements, with a river and blank
+    surroundings: the window on it scores best."""
+    na, nb = 15, 16
+    a_lines = np.zeros((na, nb - 1))
+    a_segs = np.zeros((nb, na - 1))
+    a0, b0 = 3, 2
+    a_lines[a0:a0 + 9, b0:b0 + 9] = 0.9
+    a_lines[a0 + 1:a0 + 8, b0 + 4] = 0.0       # river
+    a_segs[b0:b0 + 10, a0:a0 + 8] = 0.9
+    sc = _window_scores(a_lines, a_segs)
+    assert np.unravel_index(int(np.argmax(sc)), sc.shape) == (a0, b0)
+
+
+# ----------------------------------------------------------------------------- combs
+@pytest.mark.parametrize("n", [9, 10])
+def test_comb_found_among_clutter(n):
+    rng = np.random.default_rng(n)
+    off, sp = 123.4, 37.9
+    teeth = off + sp * np.arange(n)
+    pos = np.concatenate([np.repeat(teeth, 12) + rng.normal(0, 0.6, 12 * n),   # the board's lines
+                          rng.uniform(0, 800, 60)])                             # clutter
+    wt = np.concatenate([np.ones(12 * n), rng.uniform(0.2, 1.0, 60)])
+    combs = _comb_candidates(pos, wt, (9, 10), top=2)
+    o, s, _ = combs[n][0]
+    assert abs(s - sp) < 0.02 * sp and abs(o - off) < 0.1 * sp
+
+
+def test_comb_needs_evidence():
+    assert _comb_candidates(np.array([1.0, 2.0]), np.ones(2), (9, 10)) == {9: [], 10: []}
+
+
+# ----------------------------------------------------------------------------- refusing locks
+def test_found_lattice_can_be_excluded(vsim):
+    img, truth = vsim.still(105, look="cloth", tilt=5, azimuth=135)
+    img = np.ascontiguousarray(img)
+    fit = find_lattice(img)
+    assert same_lattice(fit.homography, truth.homography)
+    assert same_lattice(fit.homography @ geo.board_symmetry("rot180"), truth.homography)
+    try:
+        other = find_lattice(img, exclude=(fit.homography,))
+    except BoardNotFoundError:
+        return  # nothing else that looks like a board: fine
+    assert not same_lattice(other.homography, fit.homography)
+
+
+def _probs(board: str) -> np.ndarray:
+    p = np.full((NUM_POINTS, len(CLASSES)), 0.01, np.float32)
+    p[np.arange(NUM_POINTS), [CLASSES.index(c) for c in board]] = 0.9
+    return p / p.sum(1, keepdims=True)
+
+
+START = "RNBAKABNR" + "." * 9 + ".C.....C." + "P.P.P.P.P" + "." * 9 + "." * 9 + "p.p.p.p.p" + ".c.....c." + "." * 9 + "rnbakabnr"
+
+
+def test_reading_doubt():
+    assert reading_doubt(_probs(START)) is None
+    assert reading_doubt(_probs(START), beyond_edge=2) is None
+    crowded = "P" * (MAX_PIECES + 1) + "." * (NUM_POINTS - MAX_PIECES - 1)
+    assert "at most 32" in reading_doubt(_probs(crowded))
+    assert "beyond the lattice's edge" in reading_doubt(_probs(START), beyond_edge=20)
+
+
+class _StubReader:
+    """Reads the k-th lattice it is shown as boards[k] (the last one from then on); records them."""
+
+    def __init__(self, *boards: str) -> None:
+        self.boards = boards
+        self.seen: list[np.ndarray] = []
+
+    def run(self, image, h, points=None):
+        self.seen.append(h)
+        board = self.boards[min(len(self.seen), len(self.boards)) - 1]
+        return _probs(board), np.zeros((NUM_POINTS, 2), np.float32)
+
+    def pieces_beyond_edge(self, image, h):
+        return 0
+
+
+def test_implausible_lattice_is_refused_with_a_reason(vsim):
+    img, _ = vsim.still(105, look="cloth", tilt=5, azimuth=135)
+    crowded = "P" * 40 + "." * 50
+    with pytest.raises(BoardNotFoundError, match="plausible position.*at most 32"):
+        locate_and_read(np.ascontiguousarray(img), _StubReader(crowded))
+
+
+def test_refused_lattice_gives_way_to_the_next(vsim):
+    """Readings refuse the first lattice: the one returned is another lattice (or no board)."""
+    img, _ = vsim.still(105, look="cloth", tilt=5, azimuth=135)
+    img = np.ascontiguousarray(img)
+    stub = _StubReader("P" * 40 + "." * 50, START)
+    try:
+        h = locate_and_read(img, stub)[0]
+    except BoardNotFoundError:
+        return
+    assert len(stub.seen) == 2 and not same_lattice(stub.seen[1], stub.seen[0])
+    assert same_lattice(h, stub.seen[1])
