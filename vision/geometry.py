@@ -58,12 +58,26 @@ def red_side_of(h: np.ndarray) -> str:
     return "right" if d[0] > 0 else "left"
 
 
+def median(x: np.ndarray) -> float:
+    """np.median of a 1-D array, ~3x cheaper for the few hundred values the finder's inner
+    loops take it of (same value: the mean of the middle two for an even count; NaN if empty)."""
+    a = np.asarray(x, dtype=np.float64).ravel()
+    n = a.size
+    if n == 0:
+        return float("nan")
+    k = n // 2
+    if n % 2:
+        return float(np.partition(a, k)[k])
+    p = np.partition(a, (k - 1, k))
+    return float(0.5 * (p[k - 1] + p[k]))
+
+
 def point_spacing_px(h: np.ndarray) -> float:
     """Median image distance between neighbouring points (how big the board looks)."""
     p = apply_h(h, POINTS).reshape(RANKS, FILES, 2)
     d = np.concatenate([np.linalg.norm(np.diff(p, axis=1), axis=2).ravel(),
                         np.linalg.norm(np.diff(p, axis=0), axis=2).ravel()])
-    return float(np.median(d))
+    return median(d)
 
 
 @lru_cache(maxsize=64)
@@ -138,13 +152,13 @@ def fit_h_from_line_points(img_pts: np.ndarray, axis: np.ndarray, value: np.ndar
         # is as good as an SVD of the tall matrix and far cheaper)
         g = np.linalg.eigh(a.T @ a)[1][:, 0].reshape(3, 3)
         den = ph @ g[2]
-        if np.median(den) < 0:
+        if median(den) < 0:
             g = -g
             den = -den
         scale = np.abs(den) + 1e-12
         num = np.where(ax0, ph @ g[0], ph @ g[1])
         res = np.abs(num / den - value)
-        sigma = max(1.4826 * np.median(res), 1e-4)
+        sigma = max(1.4826 * median(res), 1e-4)
         k = 2.0 * sigma
         rob = np.where(res <= k, 1.0, k / np.maximum(res, 1e-12))
     h = np.linalg.inv(g @ t)  # board -> image in original pixel coordinates

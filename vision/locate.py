@@ -324,14 +324,14 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 
         ids_ok = ids[ok]
         cnt = np.bincount(ids_ok, minlength=19)
         med = np.bincount(ids_ok, weights=np.minimum(res, 0.3), minlength=19) / np.maximum(cnt, 1)
-        bad_lines = np.flatnonzero(med > max(0.05, 3 * np.median(med)))
+        bad_lines = np.flatnonzero(med > max(0.05, 3 * geo.median(med)))
         if len(bad_lines) and len(bad_lines) <= 3:
             keep = ok & ~np.isin(ids, bad_lines)
             if len(np.unique(ids[keep & (axis == 0)])) >= 3 and len(np.unique(ids[keep & (axis == 1)])) >= 3:
                 h_new = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
                                                    weights=np.sqrt(m.strength[keep]), h0=h, iters=3)
         h = h_new
-        moved = float(np.median(np.abs(m.offset[ok])))
+        moved = geo.median(np.abs(m.offset[ok]))
         # keep the window wide while the lattice is still moving; narrow it once it has settled
         # (a narrow window cannot pull a lattice in from far, a wide one picks up piece rims)
         if moved < 0.04 * sp:
@@ -649,7 +649,7 @@ def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int) -> np.ndarray:
         hh = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
                                         weights=np.sqrt(m.strength[keep]), h0=h, iters=2)
         bp = geo.apply_h(np.linalg.inv(hh), m.image_pts[on_edge])
-        off = np.median(np.abs(np.where(axis[on_edge] == 0, bp[:, 0], bp[:, 1]) - value[on_edge]))
+        off = geo.median(np.abs(np.where(axis[on_edge] == 0, bp[:, 0], bp[:, 1]) - value[on_edge]))
         if off > 0.02:  # the edge ridge is > 2 % of a spacing off the inner lines' lattice
             suspects.append((edge,))
     if not suspects:

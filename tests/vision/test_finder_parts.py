@@ -188,3 +188,13 @@ def test_refused_lattice_gives_way_to_the_next(vsim):
         return
     assert len(stub.seen) == 2 and not same_lattice(stub.seen[1], stub.seen[0])
     assert same_lattice(h, stub.seen[1])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(arrays(np.float64, st.integers(0, 60), elements=st.floats(-1e6, 1e6)))
+def test_fast_median_is_the_median(x):
+    got = geo.median(x)
+    if len(x) == 0:
+        assert np.isnan(got)
+    else:
+        assert got == np.median(x)
