@@ -434,8 +434,10 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int, lsd_scale: float = LS
         rough.sort(key=lambda r: -r[0])
         # ... then pull the best few onto the nearby ridges and judge them strictly
         refined = []
-        # (candidates far behind the best rough score are not worth a refinement)
-        for _, hb, pol in [r for r in rough[:3] if r[0] >= 0.5 * rough[0][0]]:
+        # (candidates far behind the best rough score are not worth a refinement; once the best
+        # already looks like a board, only close runners-up are)
+        keep = 0.75 if rough and rough[0][0] >= 0.45 else 0.5
+        for _, hb, pol in [r for r in rough[:3] if r[0] >= keep * rough[0][0]]:
             hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=1, step=0.2, extra=1)
             refined.append((_verify(gray, hb, pol)[0], hb, pol))
         refined.sort(key=lambda r: -r[0])
