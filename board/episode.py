@@ -139,13 +139,15 @@ def _largest_component(covered: np.ndarray) -> np.ndarray:
     return np.array(sorted(best), dtype=np.int64)
 
 
-def fingertips(covered: np.ndarray, side: str) -> int:
+def fingertips(covered: np.ndarray, side: str, all_ties: bool = False):
     """The point of the hand's region that leads its reach from `side`'s edge.
 
     The leading rank is the one farthest into the board from the player's edge; across
     it the fingertips are where the hand's region is centred (the mean file of its two
     leading ranks), not its outermost point: a hand is broad, and "farthest from the
-    shoulder" drifts to whichever covered point lies farthest out sideways.
+    shoulder" drifts to whichever covered point lies farthest out sideways. With
+    `all_ties`: the list of the points the fingertips may be on (equally central
+    leading points, and the leading point at a side edge the hand's region is cut by).
     """
     covered = _largest_component(np.asarray(covered))
     x = covered % 9
@@ -155,7 +157,20 @@ def fingertips(covered: np.ndarray, side: str) -> int:
     near = depth >= depth.max() - 1
     cx = float(x[near].mean())
     cand = covered[lead]
-    return int(cand[int(np.argmin(np.abs(cand % 9 - cx)))])
+    gap = np.abs(cand % 9 - cx)
+    if not all_ties:
+        return int(cand[int(np.argmin(gap))])
+    out = [int(q) for q in cand[gap <= gap.min() + 1e-6]]
+    # A hand reaching well into the board along a side edge may lie partly beyond
+    # it, where no point records it: the region is cut there and its centre drifts
+    # inward, so the leading point at the edge is as likely. (A hand only just over
+    # the player's own edge is fingers alone, not cut sideways.)
+    edge_lo, edge_hi = bool((cand % 9 == 0).any()), bool((cand % 9 == 8).any())
+    if edge_lo != edge_hi and depth.max() >= 2:
+        q = int(cand[int(np.argmin(cand % 9))] if edge_lo else cand[int(np.argmax(cand % 9))])
+        if q not in out:
+            out.append(q)
+    return out
 
 
 def reach(episode: Episode, side: str) -> int:

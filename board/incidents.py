@@ -29,7 +29,7 @@ import numpy as np
 
 from rules import Move, Position
 
-from .episode import Dwell, Episode, Settled, away_from_camera, dwells, reach
+from .episode import Dwell, Episode, Settled, away_from_camera, dwells, fingertips, reach
 from .events import Event, IncidentEvent, point_name
 from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 
@@ -114,17 +114,33 @@ class IncidentTracker:
     def _was_between(self, before: Settled, p: int) -> bool:
         return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= self.cfg.between)
 
-    @staticmethod
-    def _contacts(ep: Episode, d: Dwell) -> list[int]:
+    @classmethod
+    def _contacts(cls, ep: Episode, d: Dwell, side: str | None = None) -> list[int]:
         """Points the fingers may rest on for a dwell: the covered fingertip point,
-        and the point one step back toward the camera (a raised hand covers
-        points displaced away from the camera)."""
-        out = [d.point]
+        the point one step back toward the camera (a raised hand covers points
+        displaced away from the camera), and, given the hand's `side`, the point
+        one step back toward that player's edge when the hand covered it too
+        (fingers pinching a disc reach past it: the leading covered point
+        overshoots the contact by up to a point)."""
+        tips = [d.point]
+        if side is not None:
+            # a hand centred between two files may rest on either
+            for f, _, c in ep.covered:
+                if d.frame_start <= f <= d.frame_end:
+                    tips += [q for q in fingertips(c, side, all_ties=True) if q not in tips]
+        out = list(tips)
         u = away_from_camera(ep.homography)
         if u is not None:
-            x, y = d.point % 9 - u[0], d.point // 9 - u[1]
-            if 0 <= x <= 8 and 0 <= y <= 9:
-                out.append(y * 9 + x)
+            for tp in tips:
+                x, y = tp % 9 - u[0], tp // 9 - u[1]
+                if 0 <= x <= 8 and 0 <= y <= 9 and y * 9 + x not in out:
+                    out.append(y * 9 + x)
+        if side is not None:
+            for tp in tips:
+                y = tp // 9 + (-1 if side == "red" else 1)
+                q = y * 9 + tp % 9
+                if 0 <= y <= 9 and q not in out and cls._covered_during(ep, d, q):
+                    out.append(q)
         return out
 
     def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
@@ -158,8 +174,14 @@ class IncidentTracker:
                     and CLASS_LETTERS[c].isupper() == own_upper and not self._was_between(before, p))
 
         def contact(d: Dwell) -> int | None:
-            for p in self._contacts(ep, d):
-                if p in involved or int(before.classes[p]) != EMPTY:
+            # where the fingers may be is a few points; if the moved piece is one of
+            # them, the rest was on it (never accuse a touch the pick-up explains)
+            cands = self._contacts(ep, d, mover)
+            for p in cands:
+                if p in involved:
+                    return p
+            for p in cands:
+                if int(before.classes[p]) != EMPTY:
                     return p
             return None
 
@@ -172,9 +194,15 @@ class IncidentTracker:
         at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
         place = at_t[-1] if at_t else len(ds)
         picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
-        if not picks:
-            return None   # the pick-up was not seen: a touch cannot be put before it
-        limit = picks[-1]
+        if picks:
+            limit = picks[-1]
+        else:
+            # The pick-up was too quick (or the hand detector too patchy) for a rest:
+            # it happened when the fingertips first came over the moved piece.
+            first = [d.frame_start for d in dwells(ep, mover, 0.0) if contact(d) == m.from_sq]
+            if not first:
+                return None   # the pick-up was not seen: a touch cannot be put before it
+            limit = sum(1 for d in ds if d.frame_end < first[0])
         if m.to_sq in before_pos.pieces():
             first_victim = [i for i in at_t if i < limit]
             if first_victim:
@@ -296,7 +324,7 @@ class IncidentTracker:
             side = "red" if before_pos.turn == "w" else "black"
             local = reach(ep, side) <= cfg.touch_reach
             for d in (dwells(ep, side, cfg.dwell_s) if local else []):
-                for c in self._contacts(ep, d):
+                for c in self._contacts(ep, d, side):
                     k = int(before.classes[c])
                     if k != EMPTY and CLASS_LETTERS[k].isupper() == (side == "red") \
                             and not self._was_between(before, c):
