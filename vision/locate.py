@@ -468,10 +468,11 @@ def _reduce(gray: np.ndarray, f: float) -> np.ndarray:
     if f >= 1:
         return gray
     n = int(np.floor(1.0 / f))
-    small = gray if n < 2 else cv2.resize(gray, (gray.shape[1] // n, gray.shape[0] // n),
-                                          interpolation=cv2.INTER_AREA)
-    size = (int(round(gray.shape[1] * f)), int(round(gray.shape[0] * f)))
-    return cv2.resize(small, size, interpolation=cv2.INTER_LINEAR) if size != small.shape[::-1] else small
+    if n < 2:
+        return cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_LINEAR)
+    small = cv2.resize(gray, (gray.shape[1] // n, gray.shape[0] // n), interpolation=cv2.INTER_AREA)
+    k = f * n
+    return cv2.resize(small, None, fx=k, fy=k, interpolation=cv2.INTER_LINEAR) if k < 0.999 else small
 
 
 def same_lattice(h1: np.ndarray, h2: np.ndarray, frac: float = 0.5) -> bool:
