@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from . import geometry as geo
-from .lines import measure, measure_both
+from .lines import measure, measure_both, ridge_response
 from .observation import BoardPose
 
 WORK_MAX = 1000  # working resolution (longest side, px) for finding
@@ -277,6 +277,60 @@ def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None,
     return best
 
 
+def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray]) -> list[tuple[float, int]]:
+    """(score, polarity) of `_verify(gray, h, tol_frac=0.1, coarse=True)` for many hypotheses
+    in one sampling pass (one remap, one ridge response per polarity): the first look at
+    every comb hypothesis, where per-call overhead dominated. Profiles share the longest
+    length; only the window at each sample's centre counts, so the scores are those of
+    `_verify` (bar samples whose longer profile runs off the image: no evidence either way).
+    """
+    out = [(-1.0, 1)] * len(hs)
+    pts, nrm, ids = geo.lattice_segments(step=0.0, lo=0.3, hi=0.7)
+    rpts, rnrm, _ = geo.lattice_segments(step=0.0, lo=0.3, hi=0.7, include_river=True)
+    ext, enrm = _extension_samples()
+    n1, n2 = len(pts), len(pts) + len(rpts)
+    allp = np.concatenate([pts, rpts, ext])
+    alln = np.concatenate([nrm, rnrm, enrm])
+    tan = np.c_[alln[:, 1], -alln[:, 0]]
+    cnt_line = np.maximum(np.bincount(ids, minlength=19), 1)
+    groups: dict[int, list[tuple[int, np.ndarray, int]]] = {}  # line width -> (index, h, centre window)
+    for k, h in enumerate(hs):
+        sp = geo.point_spacing_px(h)
+        if not np.isfinite(sp) or sp < 6 or not np.all(np.isfinite(geo.apply_h(h, geo.CORNERS))):
+            continue
+        groups.setdefault(_line_width(sp), []).append((k, h, int(np.ceil(max(1.5, 0.1 * sp)))))
+    for w, members in groups.items():
+        half = max(t for _, _, t in members) + 3 * w + 1
+        s_ = np.arange(-half, half + 1, dtype=np.float64)
+        mxs, mys = [], []
+        for _, h, _ in members:
+            c = geo.apply_h(h, allp)
+            d = geo.apply_h(h, allp + 0.05 * tan) - c
+            d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+            mxs.append(c[:, 0:1] - d[:, 1:2] * s_[None, :])
+            mys.append(c[:, 1:2] + d[:, 0:1] * s_[None, :])
+        mx = np.concatenate(mxs).astype(np.float32)
+        my = np.concatenate(mys).astype(np.float32)
+        prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        hgt, wid = gray.shape[:2]
+        prof[(mx < 0) | (my < 0) | (mx > wid - 1) | (my > hgt - 1)] = np.nan
+        m = len(allp)
+        for pol in (1, -1):
+            resp = ridge_response(prof, w, pol)
+            for j, (k, _, t) in enumerate(members):
+                cs = resp[j * m:(j + 1) * m, half - t: half + t + 1].max(axis=1)
+                hit_all = cs >= 5.0  # (-inf where the profile left the image)
+                hit = hit_all[:n1]
+                sup = float(np.mean(hit))
+                per_line = np.bincount(ids, weights=hit, minlength=19) / cnt_line
+                lines_ok = float(np.mean(per_line >= 0.15))
+                score = sup * lines_ok ** 2 * (1.0 - 0.5 * float(np.mean(hit_all[n1:n2]))) \
+                    - 0.5 * float(np.mean(hit_all[n2:]))
+                if score > out[k][0]:
+                    out[k] = (score, pol)
+    return out
+
+
 @lru_cache(maxsize=1)
 def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
     """Continuations of every lattice line past the board edge (0.4 and 0.6 spacing out)."""
@@ -425,12 +479,9 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int, lsd_scale: float = LS
     for _, pi, pj in pairs[:8]:
         # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
         # roughly: vanishing points come from short, broken segments) ...
-        rough = []
-        for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng, vp_cache, rwt):
-            hb = np.linalg.inv(norm) @ hyp
-            sc, pol, _, _ = _verify(gray, hb, tol_frac=0.1, coarse=True)
-            if sc >= 0.1:
-                rough.append((sc, hb, pol))
+        hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng,
+                                                                 vp_cache, rwt)]
+        rough = [(sc, hb, pol) for hb, (sc, pol) in zip(hbs, _verify_coarse_many(gray, hbs)) if sc >= 0.1]
         rough.sort(key=lambda r: -r[0])
         # ... then pull the best few onto the nearby ridges and judge them strictly
         refined = []

@@ -198,3 +198,25 @@ def test_fast_median_is_the_median(x):
         assert np.isnan(got)
     else:
         assert got == np.median(x)
+
+
+def test_batched_first_look_scores_like_verify(vsim):
+    """The comb hypotheses' first look, batched, gives `_verify`'s coarse scores."""
+    from vision.locate import _verify, _verify_coarse_many, to_gray
+    img, truth = vsim.still(101, look="wood", tilt=40, azimuth=30)
+    gray = to_gray(np.ascontiguousarray(img))
+    rng = np.random.default_rng(3)
+    hs = [truth.homography]
+    for _ in range(10):  # near misses, shifted/stretched lattices, nonsense
+        hs.append(truth.homography @ np.array([[1 + rng.normal(0, 0.05), rng.normal(0, 0.02), rng.normal(0, 0.5)],
+                                               [rng.normal(0, 0.02), 1 + rng.normal(0, 0.05), rng.normal(0, 0.5)],
+                                               [0, 0, 1.0]]))
+    hs.append(np.diag([0.5, 0.5, 1.0]))                # a tiny lattice in the corner
+    hs.append(truth.homography @ np.diag([40.0, 40.0, 1.0]))  # far bigger than the image
+    got = _verify_coarse_many(gray, hs)
+    for h, (sc, pol) in zip(hs, got):
+        want = _verify(gray, h, tol_frac=0.1, coarse=True)
+        assert sc == pytest.approx(want[0], abs=1e-9)
+        if want[0] > -1:
+            assert pol == want[1] or sc == pytest.approx(_verify(gray, h, -want[1], 0.1, True)[0])
+    assert got[0][0] > 0.4 and got[0][0] == max(g[0] for g in got)
