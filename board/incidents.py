@@ -72,6 +72,7 @@ class IncidentTracker:
         # (to_sq, side, ply, settle frame) of the last move, until the opponent moves
         self.last_move: tuple[int, str, int, int] | None = None
         self._between_reported: set[int] = set()
+        self._knocked_reported: set[int] = set()
         self._drift = np.zeros(2)
         # (side, point, frames) of own pieces the side to move rested a hand on in
         # stretches without a move, until that side moves
@@ -92,6 +93,11 @@ class IncidentTracker:
         now_empty = after.empty_prob[p] >= self.cfg.faded_empty
         hand_near = ep.occluded_frames[p] > 0 or any(_cheb(p, q) <= 2 for q in near)
         return bool(was_clear and now_empty and hand_near)
+
+    def mark_knocked(self, p: int) -> None:
+        """A knock the tracker reported itself (a piece gone from the board): not again
+        while its point stays empty."""
+        self._knocked_reported.add(p)
 
     def mark_between(self, p: int) -> None:
         """A between-points incident the tracker reported itself (disc unreadable)."""
@@ -279,6 +285,10 @@ class IncidentTracker:
                 continue
             if self._was_between(before, p):
                 continue   # a disc left between points being put right is not knocked
+            if p in self._knocked_reported:
+                if after.empty_prob is not None and after.visible[p] and after.empty_prob[p] < cfg.faded_empty:
+                    self._knocked_reported.discard(p)   # put back
+                continue
             shift = self._shift(before, after, p)
             faded = self._faded(ep, before, after, p, moved_pts)
             if (shift >= cfg.knock or faded) and p not in pending:

@@ -101,6 +101,7 @@ class Tracker:
         self.sync_detail: tuple[int, ...] = ()
         self.settled: Settled | None = None
         self.episode: Episode | None = None
+        self._prev_episode: Episode | None = None   # the last settled episode (a hand just gone)
         self.window: deque[_Frame] = deque()
         self._occ_set: np.ndarray | None = None
         self._misread: np.ndarray | None = None
@@ -375,10 +376,18 @@ class Tracker:
                                         + "; taking the given position", points=list(diff)))
             ex = Explanation([], 0.0, 0.0, ref, [])
         rescued = None
+        knocked_off = None
         if not ex.explains:
             rescued = self._vanished_piece_move(evidence, episode, offsets)
             if rescued is not None:
                 ex = rescued
+            else:
+                knocked_off = self._knocked_off(evidence, episode)
+                if knocked_off is not None:
+                    # the game goes on without it: record the incident, keep the position
+                    # (the arbiter has it put back), read later moves around its point
+                    ex = Explanation([], 0.0, 0.0, board_classes(self.position), [])
+                    events.append(self._knocked_off_event(knocked_off, evidence, offsets, last, episode))
         if ex.explains:
             events.extend(self._accept(ex, last, episode))
             if rescued is not None:
@@ -419,6 +428,7 @@ class Tracker:
         events.extend(self.incidents.after_settle(episode, self.settled, ex if ex.explains else None,
                                                   before_pos, self.ply))
         self.state = QUIET
+        self._prev_episode = self.episode
         self.episode = None
         self._reset_window()
         self.just_settled = True
@@ -496,6 +506,53 @@ class Tracker:
         return [IncidentEvent(last.t, self.ply, "repetition", side, pts,
                               f"repetition: {ruling.ruling.replace('_', ' ')} ({ruling.reason})",
                               frames={"after": last.frame_index}, extra={"ruling": ruling.to_dict()})]
+
+    def _knocked_off(self, evidence: Evidence, episode: Episode | None) -> int | None:
+        """The point of a piece knocked off the board: the only change is one piece gone
+        from its point, a hand or arm came within two points of it, and no legal move
+        accounts for it (the caller tried those). A piece gone with no hand near it is a
+        reading the tracker cannot explain (out of sync), not an incident."""
+        assert self.position is not None
+        ref = board_classes(self.position)
+        diff = evidence.contradictions(ref, self.cfg.explain.contradiction)
+        if len(diff) != 1 or episode is None:
+            return None
+        p = diff[0]
+        if ref[p] == 0 or evidence.observed()[p] != 0:
+            return None
+        px, py = p % 9, p // 9
+        # the hand may have left just before the reader looked again (a stretch of its own)
+        covered = list(episode.covered)
+        prev = self._prev_episode
+        if prev is not None and episode.t_start - prev.t_last <= 3.0:
+            covered += prev.covered
+        near = any(np.any(np.maximum(np.abs(c % 9 - px), np.abs(c // 9 - py)) <= 2) for _, _, c in covered)
+        return int(p) if near else None
+
+    def _knocked_off_event(self, p: int, evidence: Evidence, offsets: np.ndarray, last: _Frame,
+                           episode: Episode) -> IncidentEvent:
+        """The knocked incident for a piece gone from point p; the side is the one whose hand
+        was over the board (by its covered frames), else the side to move."""
+        from .episode import _attributed
+        assert self.position is not None
+        piece = self.position.piece_at(p) or "?"
+        hand_ep = episode if episode.covered or self._prev_episode is None else self._prev_episode
+        counts = {side: len(_attributed(hand_ep, side)) for side in ("red", "black")}
+        side = max(counts, key=counts.get) if any(counts.values()) else side_name(self.position.turn)
+        if counts["red"] == counts["black"]:
+            side = side_name(self.position.turn)
+        self.incidents.mark_knocked(p)
+        near = [q for q in (p,) + tuple(_neighbours(p))
+                if evidence.visible[q] and np.abs(offsets[q]).max() >= self.cfg.incidents.between * 0.5
+                and evidence.observed()[q] == 0]
+        where = "pushed off its point" if near else "knocked off the board (no disc seen near its point)"
+        return IncidentEvent(last.t, self.ply, "knocked", side, [p],
+                             f"{incident_rules.piece_label(piece)} on {point_name(p)} {where}; "
+                             f"the game goes on, the piece should be put back",
+                             frames={"before": episode.before.frame_index,
+                                     "during": episode.busiest_frame if episode.busiest_frame >= 0 else episode.frame_start,
+                                     "after": last.frame_index},
+                             extra={"off_board": not near})
 
     def _vanished_moves(self, evidence: Evidence) -> list[Move]:
         """Legal moves of a piece of the side to move that left its point and appears on

@@ -243,29 +243,38 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         cxs, cys = np.where(near, nxc, cxs), np.where(near, nyc, cys)
         sel, _, cover = rim(cxs[:, None], cys[:, None], sgn[:, None], rad[:, None])
         cover = cover[:, 0]
+    # the rim radius to sub-pixel precision: mean distance of the rim pixels to the centre
+    s_fin = sel[:, 0] if sel.ndim == 4 else sel
+    dist = np.hypot(xs[None] - cxs[:, None, None], ys[None] - cys[:, None, None])
+    wsum = np.where(s_fin, mag, 0.0).sum((1, 2))
+    rad = np.where(wsum > 0, (np.where(s_fin, mag * dist, 0.0)).sum((1, 2)) / np.maximum(wsum, 1e-9), rad)
     off_x = (cxs - c0) / ppx
     off_y = -(cys - c0) / ppx                              # patch rows run along -rank
     return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover)
 
 
 def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int], probs: np.ndarray,
-                  model_offsets: np.ndarray, classify=None, height: float = DISC_TOP_HEIGHT) -> np.ndarray:
+                  model_offsets: np.ndarray, classify=None, height: float = DISC_TOP_HEIGHT,
+                  radii: tuple[float, float] = (0.3, 0.52), fit_out: list | None = None) -> np.ndarray:
     """The Observation `offset` field for `points` (rows aligned with `points`).
 
     A point read as a piece gets its disc's fitted centre when the disc sits clearly off its
     point (the fit and the model's own offset agree on the direction); small offsets, where
-    the model is precise and the fit's noise would matter, keep the model's value. A point read as empty gets the offset of a disc
-    seen near it, not on it (put down between points: half a disc on each crop reads empty),
+    the model is precise and the fit's noise would matter, keep the model's value. A point
+    read as empty gets the offset of a disc seen near it, not on it (put down between points: half a disc on each crop reads empty),
     when `classify(image, H, points, offsets) -> probs` confirms a piece on the crop centred
     on that disc; otherwise (0, 0). So a nonzero offset on an empty reading means "a disc
     is there, off the point", which the tracker uses to explain the move at once.
+    `radii`: the disc radii to look for; `fit_out`: a list that receives the DiscFit.
     """
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
     out = np.asarray(model_offsets, dtype=np.float32).reshape(-1, 2).copy()
     if idx.size == 0:
         return out
     probs = np.asarray(probs).reshape(len(idx), -1)
-    fit = fit_discs(image_bgr, homography, idx, height=height)
+    fit = fit_discs(image_bgr, homography, idx, height=height, radii=radii)
+    if fit_out is not None:
+        fit_out.append(fit)
     empty = probs[:, 0] >= 0.5
     # The model's offset is precise for small offsets and shrinks large ones 2-3x but keeps
     # their direction; the fit measures large ones in full but can lock onto a ring or a
@@ -284,3 +293,4 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         seen = p[:, 0] < 0.35
         out[sub[seen]] = fit.offsets[sub[seen]]
     return out
+

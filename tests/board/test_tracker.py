@@ -208,3 +208,25 @@ def test_a_piece_put_down_between_points_is_recorded_at_once_from_the_disc_seen_
     between = [e for e in incidents_of(events) if e.kind == "between_points"]
     assert [(e.ply, e.points) for e in between] == [(3, [9])]
     assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+
+
+def test_a_piece_knocked_off_the_board_is_an_incident_and_the_game_goes_on():
+    from board_scenario import idx
+    s = Script(seed=13).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.arm_pass("w", x=0.0)                    # red's sleeve sweeps the black soldier a6 off the board
+    s.board[idx("a6")] = "."
+    s.quiet(1.5)
+    s.move("c3c4").quiet(0.6)
+    s.move("b9c7").quiet(0.6)
+    s.arm_pass("b", x=0.0)                    # the soldier is put back
+    s.board[idx("a6")] = "p"
+    s.quiet(1.0)
+    s.move("b0c2").quiet(0.8)
+    tr, events = run_tracker(s.frames, NoiseProfile(seed=13))
+    assert moves_of(events) == ["h2e2", "h9g7", "c3c4", "b9c7", "b0c2"]
+    knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
+    assert [(e.ply, e.points, e.side) for e in knocked] == [(2, [idx("a6")], "red")]
+    assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+    assert tr.sync == "in_sync"
