@@ -74,21 +74,23 @@ def _stats(label: str, walls: list[float], cpus: list[float], best: list[float])
             f" | best-of-repeats CPU median {statistics.median(best) * 1000:5.0f} ms")
 
 
-def bench_photo(n: int, classify: bool, model: str | None = None, repeat: int = 3) -> None:
+def bench_photo(n: int, classify: bool, model: str | None = None, repeat: int = 3,
+                load_s: tuple[float, float] | None = None) -> None:
     """Full photo read (read_image) at 1280x720 and 1920x1080, with its breakdown.
 
     finding = vision.locate.find_lattice; classification = reading the 90 points on the found
     lattice the way read_image does (plain reading, quarter-turn averaging on unsure points,
     the ring beyond the edge when the fit is not clear); total = read_image itself. Each photo
     is read `repeat` times: the best CPU time per photo shows the cost without the noise of a
-    shared machine. Loading the model is a one-off per process, reported separately.
+    shared machine. Loading the model is a one-off per process (`load_s`, measured first thing),
+    reported separately.
     """
     import sim
     from vision.locate import find_lattice, orient
     from vision.reader import CLEAR_FIT, _shared_classify, read_image
-    if classify:
-        _, w, c = _timed(_shared_classify, model, None)
-        print(f"  loading the piece model (once per process): wall {w * 1000:.0f} ms, CPU {c * 1000:.0f} ms")
+    if load_s is not None:
+        print(f"  loading the piece model (once per process, onnxruntime start-up included): "
+              f"wall {load_s[0] * 1000:.0f} ms, CPU {load_s[1] * 1000:.0f} ms")
     for width, height in ((1280, 720), (1920, 1080)):
         imgs = [sim.render_still(seed, width=width, height=height)[0] for seed in range(500, 500 + n)]
         res: dict[str, tuple[list, list, list]] = {k: ([], [], []) for k in ("finding", "classification", "total")}
@@ -181,11 +183,16 @@ def main(argv=None) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     classify = args.model is not None or _model_available()
     print(f"vision bench (one thread; classifier model {'present' if classify else 'MISSING: geometry/hands only'})")
+    load_s = None
+    if classify:
+        from vision.reader import _shared_classify
+        _, w, c = _timed(_shared_classify, args.model, None)
+        load_s = (w, c)
     print("per-frame pipeline (steady state: lock kept, hands, only changed points reclassified):")
     for w, h in ((1280, 720), (1920, 1080)):
         bench_video(w, h, args.frames, args.seed, classify, args.model)
     print("photo read:")
-    bench_photo(args.photos, classify, args.model, args.repeat)
+    bench_photo(args.photos, classify, args.model, args.repeat, load_s)
     if classify:
         bench_classifier(args.model)
     print("accuracy:")
