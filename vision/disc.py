@@ -201,11 +201,11 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         cosr = -(nx[:, None] * dx + ny[:, None] * dy) / d * sgn[..., None, None]
         aligned = edge[:, None] & (cosr > _COS) & (d >= r_lo) & (d <= r_hi)
         if rad is None:
-            wts = np.where(aligned, mag[:, None], 0.0)
             bins = np.clip(np.rint(d - r_lo).astype(np.int64), 0, n_r - 1)
-            hist = np.zeros(cx.shape + (n_r,))
-            for b in range(n_r):
-                hist[..., b] = (wts * (bins == b)).sum((-1, -2))
+            circle = np.arange(aligned[..., 0, 0].size).reshape(aligned.shape[:-2])[..., None, None]
+            key = (circle * n_r + bins)[aligned]
+            w_al = np.broadcast_to(mag[:, None], aligned.shape)[aligned]
+            hist = np.bincount(key, weights=w_al, minlength=circle.size * n_r).reshape(cx.shape + (n_r,))
             hist = hist + 0.5 * (np.roll(hist, 1, -1) + np.roll(hist, -1, -1))
             rad = r_lo + np.argmax(hist, axis=-1).astype(np.float64)
         far = (dx * wall[:, None, 0, None, None] + dy * wall[:, None, 1, None, None]) / d <= 0.35
@@ -213,9 +213,9 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         sel = aligned & far & (np.abs(d - rad[..., None, None]) <= _BAND)
         ang = np.arctan2(dy, dx)
         sec = np.floor((ang + np.pi) / (2 * np.pi) * sectors).astype(np.int64) % sectors
-        hit = np.zeros(cx.shape + (sectors,), bool)
-        for b in range(sectors):
-            hit[..., b] = (sel & (sec == b)).any((-1, -2))
+        circle = np.arange(sel[..., 0, 0].size).reshape(sel.shape[:-2])[..., None, None]
+        hit = np.bincount((circle * sectors + sec)[sel], minlength=circle.size * sectors)
+        hit = hit.reshape(cx.shape + (sectors,)) > 0
         # coverage over the sectors the rim can be seen in (all, or the far side and flanks)
         b_ang = (np.arange(sectors) + 0.5) / sectors * 2 * np.pi - np.pi
         usable = (np.cos(b_ang)[None] * wall[:, 0, None] + np.sin(b_ang)[None] * wall[:, 1, None]) <= 0.35
