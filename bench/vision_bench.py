@@ -79,15 +79,15 @@ def bench_photo(n: int, classify: bool, model: str | None = None, repeat: int = 
     """Full photo read (read_image) at 1280x720 and 1920x1080, with its breakdown.
 
     finding = vision.locate.find_lattice; classification = reading the 90 points on the found
-    lattice the way read_image does (plain reading, quarter-turn averaging on unsure points,
-    the ring beyond the edge when the fit is not clear); total = read_image itself. Each photo
+    lattice the way read_image does (plain reading, quarter-turn averaging on unsure points);
+    total = read_image itself. Each photo
     is read `repeat` times: the best CPU time per photo shows the cost without the noise of a
     shared machine. Loading the model is a one-off per process (`load_s`, measured first thing),
     reported separately.
     """
     import sim
     from vision.locate import find_lattice, orient
-    from vision.reader import CLEAR_FIT, _shared_classify, read_image
+    from vision.reader import _shared_classify, read_image
     if load_s is not None:
         print(f"  loading the piece model (once per process, onnxruntime start-up included): "
               f"wall {load_s[0] * 1000:.0f} ms, CPU {load_s[1] * 1000:.0f} ms")
@@ -103,11 +103,7 @@ def bench_photo(n: int, classify: bool, model: str | None = None, repeat: int = 
                     clf = _shared_classify(model, None)
                     h = orient(fit.homography)
 
-                    def read_points():
-                        clf.run(img, h)
-                        if fit.score < CLEAR_FIT:
-                            clf.pieces_beyond_edge(img, h)
-                    _, w, c = _timed(read_points)
+                    _, w, c = _timed(clf.run, img, h)
                     res["classification"][0].append(w); res["classification"][1].append(c)
                     per["classification"].append(c)
                     _, w, c = _timed(read_image, img, model)

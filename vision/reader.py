@@ -44,12 +44,6 @@ def red_evidence_from_probs(probs: np.ndarray) -> float:
     return 4.0 * kings + 0.25 * army
 
 
-# the ring of points one line beyond the lattice: edge points shifted outwards by one spacing
-_BEYOND_POINTS = [r * 9 + f for r in range(10) for f in (0, 8)] + [r * 9 + f for r in (0, 9) for f in range(9)]
-_BEYOND_OFFSETS = np.array([(-1.0 if f == 0 else 1.0, 0.0) for r in range(10) for f in (0, 8)]
-                           + [(0.0, -1.0 if r == 0 else 1.0) for r in (0, 9) for f in range(9)])
-
-
 def _rot180_points(a: np.ndarray) -> np.ndarray:
     """Re-index per-point arrays for a 180 degree turn of the board (index i -> 89 - i)."""
     return a[::-1].copy()
@@ -70,13 +64,6 @@ class _Classify:
         out = self.model.predict_full(crops)
         return out.probs, out.offsets
 
-    def pieces_beyond_edge(self, image_bgr: np.ndarray, h: np.ndarray) -> int:
-        """How many of the 38 points one line beyond the lattice's edges read as pieces (plain
-        reading, no quarter-turn averaging: only disc or no disc matters here)."""
-        crops = self.model.extract(image_bgr, h, offsets=_BEYOND_OFFSETS, points=_BEYOND_POINTS)
-        logits = self.model.raw(crops, tta=False)[0]
-        return int((logits.argmax(axis=1) > 0).sum())
-
 
 def _pose(h: np.ndarray, confidence: float) -> BoardPose:
     return BoardPose(homography=h, corners=geo.corners_of(h), confidence=float(np.clip(confidence, 0.0, 1.0)),
@@ -85,30 +72,23 @@ def _pose(h: np.ndarray, confidence: float) -> BoardPose:
 
 MAX_PIECES = 32
 REFIND_TRIES = 2  # other lattices tried after a refused one, before "no board"
-CLEAR_FIT = 0.6  # lattice score (vision.locate) above which line evidence alone is trusted
 
 
-def reading_doubt(probs: np.ndarray, beyond_edge: int = 0) -> str | None:
+def reading_doubt(probs: np.ndarray) -> str | None:
     """Why a board reading cannot be a real position on its lattice; None when it can be.
 
-    Line evidence alone can lock onto a wrong lattice: a cloth's weave, or the right lines
-    taken off by whole lines or with files for ranks (a board half hidden by a phone video's
-    controls). The pieces then give it away: more than 32 points read as pieces, or pieces
-    standing on the points just beyond the lattice's edge (`beyond_edge`, counted by
-    `_Classify.pieces_beyond_edge`) where a real board has its frame. Both tests are
-    set-agnostic: on an unfamiliar set the characters and even the colours are misread often
-    (seen on real street photos; a colour-count test refused 4 of 32 correct locks), while
-    whether a point carries a disc is read well.
+    Line evidence alone can lock onto a wrong lattice (a cloth's weave, a shifted grid); the
+    pieces can give it away: more points read as pieces than a position has. Two misread
+    points are allowed (the start position has 32 pieces; a shadow or a board marking read as
+    a piece must not refuse it). Deliberately set-agnostic: on an unfamiliar set characters
+    and even colours are misread often (real street photos), whether a point carries a disc
+    much less. (Counting pieces on the ring just beyond the edge was tried and dropped: the
+    model reads board frames and margins as pieces, on renders 13-20 of 38 for correct locks.)
     """
     lab = np.asarray(probs).argmax(axis=1)
     n = int((lab > 0).sum())
-    if n > MAX_PIECES:
+    if n > MAX_PIECES + 2:
         return f"{n} points read as pieces (a position has at most {MAX_PIECES})"
-    # (loose: on real photos of correct locks up to ~30 % as many pieces as on the board are
-    # read beyond it: coordinate labels, frames, captured pieces; off by a line, up to ~50 %)
-    if beyond_edge >= max(8, 0.5 * n):
-        return (f"{beyond_edge} points just beyond the lattice's edge carry pieces ({n} on it): "
-                "the lattice is off by whole lines")
     return None
 
 
@@ -131,9 +111,7 @@ def locate_and_read(image_bgr: np.ndarray, classifier) -> tuple[np.ndarray, floa
                 h = orient(h, red_score(image_bgr, h))
             return h / h[2, 2], fit.support, fit.polarity, fit.score, None, None
         probs, offsets = classifier.run(image_bgr, h)
-        # the ring beyond the edge (38 more crops) is only worth reading for a fit that is not clear
-        beyond = classifier.pieces_beyond_edge(image_bgr, h) if fit.score < CLEAR_FIT else 0
-        doubt = reading_doubt(probs, beyond)
+        doubt = reading_doubt(probs)
         if doubt is None:
             break
         refused.append(fit.homography)
