@@ -80,6 +80,16 @@ class LockKeeper:
                 m2 = measure(gray, h2, self.pts[use], self.nrm[use], tol, w, self.polarity, 5.0)
                 s2 = float(m2.found.mean())
                 if s2 >= self.min_ratio * self.baseline and self._lattice_ok(gray, h2):
+                    # accepted: the one fit from a wide window follows a large slide only part
+                    # of the way, so pull it in on the ridges right by it (after the check, so
+                    # the polish cannot carry a wrong alias of the periodic lattice through it)
+                    sel2 = m2.found
+                    if len(np.unique(self.ids[use][sel2 & (self.axis[use] == 0)])) >= 3 and \
+                            len(np.unique(self.ids[use][sel2 & (self.axis[use] == 1)])) >= 3:
+                        h3 = self._fit(m2, use, sel2, h0=h2)
+                        if float(measure(gray, h3, self.pts[use], self.nrm[use], tol, w, self.polarity,
+                                         5.0).found.mean()) >= s2:
+                            h2 = h3
                     self.h = h2
                     return LockResult(True, h2, s2, moved)
             return LockResult(False, self.h, support, moved)
@@ -95,11 +105,11 @@ class LockKeeper:
         score = _verify(gray, h, self.polarity)[0]
         return score >= 0.6 * self.baseline_score
 
-    def _fit(self, m, use: np.ndarray, sel: np.ndarray) -> np.ndarray:
+    def _fit(self, m, use: np.ndarray, sel: np.ndarray, h0: np.ndarray | None = None) -> np.ndarray:
         ax = self.axis[use][sel]
         val = self.value[use][sel]
         return geo.fit_h_from_line_points(m.image_pts[sel], ax, val, weights=np.sqrt(m.strength[sel]),
-                                          h0=self.h, iters=3)
+                                          h0=self.h if h0 is None else h0, iters=3)
 
 
 def same_orientation(h_new: np.ndarray, h_old: np.ndarray) -> np.ndarray:

@@ -47,6 +47,9 @@ def test_demo_clip_lock_bump_and_hands():
         i += 1
     assert i == truth.frame_count
     assert worst <= 1.0 + truth.frames[0].camera.get("homography_fit_max_px", 0.0)
-    assert reader.relocks == len(bumps)
+    # a bump is either followed by the lock (a slide refit, checked against the full lattice
+    # test) or re-found from scratch; either way no frame after it is more than a pixel off
+    # (above). Re-finding after a bump the lock cannot follow: tests/vision/test_video.py.
+    assert reader.relocks <= len(bumps)
     assert hit / total >= 0.85
     assert quiet_with_hand == 0
