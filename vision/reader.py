@@ -213,12 +213,14 @@ class BoardReader:
 
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
-        from .disc import point_offsets
+        from .disc import DiscMeter
         m = self._clf.model
+        if getattr(self, "_discs", None) is None:
+            self._discs = DiscMeter()   # learns this piece set's disc radius
 
         def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
             return m.predict(m.extract(img, h, offsets=off, points=pts.tolist()))
-        return point_offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height)
+        return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height)
 
     def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         """One video frame -> Observation (pose None while the board is not found)."""

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.crops import point_grid
-from vision.disc import fit_discs, point_offsets
+from vision.disc import DiscMeter, fit_discs, point_offsets
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
@@ -39,6 +39,7 @@ def displaced_still(seed: int, look: str, tilt: float, moved: tuple = ()):
         snap.points[target] = Placed(pl.piece, dx, dy, pl.rot)
     img, truth = rig.render(0)
     img.setflags(write=False)
+    truth.disc_radius = rig.pstyle.radius
     return img, truth
 
 
@@ -101,3 +102,22 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="homography"):
         fit_discs(img, np.zeros((3, 3)), [0])
     assert fit_discs(img, truth.homography, []).offsets.shape == (0, 2)
+
+
+@pytest.mark.parametrize("seed,look,tilt", [(11, "wood", 5), (13, "mat", 30)])
+def test_the_meter_learns_the_sets_disc_radius_and_keeps_offsets_full_size(seed, look, tilt):
+    img, truth = displaced_still(seed, look, tilt)
+    occ = np.array([c != "." for c in truth.board])
+    probs = np.zeros((90, 15), np.float32)
+    probs[occ, 1] = 1.0
+    probs[~occ, 0] = 1.0
+    # a stand-in for the model's offsets: right direction, half the size (as measured)
+    model = (0.5 * truth.offsets).astype(np.float32)
+    meter = DiscMeter()
+    out = meter.offsets(img, truth.homography, np.arange(90), probs, model)
+    assert meter.radius is not None and abs(meter.radius - truth.disc_radius) <= 0.12 * truth.disc_radius
+    out = meter.offsets(img, truth.homography, np.arange(90), probs, model)
+    big = occ & (np.linalg.norm(truth.offsets, axis=1) >= 0.3)
+    gain = float((out[big] * truth.offsets[big]).sum() / (truth.offsets[big] ** 2).sum())
+    assert gain >= 0.7, f"large offsets measured at {gain:.2f} of their size (the model's share: 0.5)"
+    assert np.all(out[~occ] == 0.0)
