@@ -594,8 +594,8 @@ class Tracker:
                              offsets: np.ndarray | None = None) -> Explanation | None:
         """One piece of the side to move left its point and appears on none: put down
         between points, where the reader sees no piece. Its destination is the point
-        nearest the disc the reader sees off the points, else the one legal destination,
-        else the one the mover's hand last rested on."""
+        nearest the disc the reader sees off the points, else the one the mover's hand
+        last rested next to; with neither, it is not a move."""
         assert self.position is not None
         from .episode import dwells
         ref = board_classes(self.position)
@@ -603,11 +603,9 @@ class Tracker:
         if not dests:
             return None
         choice = self._off_point_disc_move(evidence, offsets) if offsets is not None else None
-        if choice is not None:
-            pass
-        elif len(dests) == 1:
-            choice = dests[0]
-        else:
+        if choice is None:
+            # the mover's hand last rested next to one destination: it put the piece down
+            # there (a piece gone with no such rest was knocked off, not moved)
             side = side_name(self.position.turn)
             rests = dwells(episode, side, self.cfg.incidents.dwell_s)
             for d in reversed(rests):

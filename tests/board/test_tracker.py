@@ -230,3 +230,19 @@ def test_a_piece_knocked_off_the_board_is_an_incident_and_the_game_goes_on():
     assert [(e.ply, e.points, e.side) for e in knocked] == [(2, [idx("a6")], "red")]
     assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
     assert tr.sync == "in_sync"
+
+
+def test_the_side_to_moves_piece_swept_off_is_knocked_not_a_move_to_its_only_square():
+    from board_scenario import idx
+    s = Script(seed=14).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.arm_pass("w", x=0.0)                    # red's own soldier a3 (one legal square: a4) swept off
+    s.board[idx("a3")] = "."
+    s.quiet(1.5)
+    s.move("c3c4").quiet(0.6)
+    tr, events = run_tracker(s.frames, NoiseProfile(seed=14))
+    assert moves_of(events) == ["h2e2", "h9g7", "c3c4"]
+    knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
+    assert [(e.ply, e.points) for e in knocked] == [(2, [idx("a3")])]
+    assert not [e for e in incidents_of(events) if e.kind == "between_points"]
