@@ -130,7 +130,7 @@ class HandDetector:
 
     def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
-                 arm_frac: float = 0.5, quiet_ring: bool = True) -> None:
+                 arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps."""
         self.on, self.off = on, off
@@ -138,6 +138,7 @@ class HandDetector:
         self.adapt_rate = adapt_rate
         self.clear_absorb_s = clear_absorb_s
         self.arm_frac, self.quiet_ring = arm_frac, quiet_ring
+        self.ring_hold_frac = ring_hold_frac
         self.reset()
 
     def reset(self) -> None:
@@ -223,7 +224,10 @@ class HandDetector:
         # there (every point is in view); something covering the ring and moving (a hand
         # arriving) does
         if self.quiet_ring:
-            active = bool((hid & inner).any() or (mov & inner).any() or (hid & ring & mov).any())
+            # a hand arriving covers a good part of a ring cell within a frame; a soft shadow
+            # drifting along the table edge departs only faintly and must not hold quiet off
+            arriving = hid & ring & mov & (frac >= self.ring_hold_frac)
+            active = bool((hid & inner).any() or (mov & inner).any() or arriving.any())
         else:
             active = bool(hid.any() or (mov & inner).any())
         if active:
