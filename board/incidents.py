@@ -166,7 +166,7 @@ class IncidentTracker:
         return any(d.frame_start <= f <= d.frame_end and p in c for f, _, c in ep.covered)
 
     def _touched_before_move(self, ep: Episode, before: Settled, before_pos: Position, moves: list[Move],
-                             mover: str, after: Settled, knocked: set[int]) -> tuple[int, Dwell | None] | None:
+                             mover: str, after: Settled, knocked: set[int]) -> tuple[list[int], Dwell | None] | None:
         cfg = self.cfg
         m = moves[0]
         involved = set()
@@ -205,7 +205,11 @@ class IncidentTracker:
         else:
             # The pick-up was too quick (or the hand detector too patchy) for a rest:
             # it happened when the fingertips first came over the moved piece.
-            first = [d.frame_start for d in dwells(ep, mover, 0.0) if contact(d) == m.from_sq]
+            # (a piece moved to the next point is picked up where it is put down: then the
+            # first rest at either point)
+            stretches = dwells(ep, mover, 0.0)
+            first = [d.frame_start for d in stretches if contact(d) == m.from_sq] or \
+                [d.frame_start for d, c in zip(ds, cs) if c in involved]
             if not first:
                 return None   # the pick-up was not seen: a touch cannot be put before it
             limit = sum(1 for d in ds if d.frame_end < first[0])
@@ -213,9 +217,22 @@ class IncidentTracker:
             first_victim = [i for i in at_t if i < limit]
             if first_victim:
                 limit = first_victim[0]
-        for d, c in zip(ds[:limit], cs[:limit]):
-            if c is not None and own_unmoved(c):
-                return c, d
+        for d in ds[:limit]:
+            cands = self._contacts(ep, d, mover)
+            if any(p in involved for p in cands):
+                continue      # the hand may have been on the moved piece itself
+            pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
+            if not pieces or not own_unmoved(pieces[0]):
+                continue      # on no piece, the opponent's, or one being put right (between points)
+            # where the fingers were is uncertain by a point: name the own pieces the
+            # fingertips may have been on (the arbiter looks at the evidence frames)
+            tips = [d.point]
+            for f, _, c in ep.covered:
+                if d.frame_start <= f <= d.frame_end:
+                    tips += [q for q in fingertips(c, mover, all_ties=True) if q not in tips]
+            named = [p for p in [pieces[0]] + [q for q in tips if q != pieces[0]] if own_unmoved(p)]
+            if named:
+                return named[:2], d
         return None
 
     def _frames(self, ep: Episode, after: Settled, p: int) -> dict[str, int]:
@@ -314,18 +331,19 @@ class IncidentTracker:
                     c = int(before.classes[p])
                     if side == mover and p != m.from_sq and p not in moved_pts and c != EMPTY \
                             and CLASS_LETTERS[c].isupper() == (mover == "red"):
-                        touched = (p, None)
+                        touched = ([p], None)
                         pending_frames = frames
                         break
             if touched:
-                p, dwell = touched
-                frames = self._frames(ep, after, p)
+                pts, dwell = touched
+                frames = self._frames(ep, after, pts[0])
                 if dwell is not None:
                     frames["during"] = (dwell.frame_start + dwell.frame_end) // 2
                 elif self.pending_touches:
                     frames.update({k: v for k, v in pending_frames.items() if k in ("before", "during")})
-                out.append(IncidentEvent(t, ply, "touch_move_other", mover, [p, m.from_sq],
-                                         f"{mover} touched {point_name(p)} then moved {m.iccs()}",
+                where = " or ".join(point_name(p) for p in pts)
+                out.append(IncidentEvent(t, ply, "touch_move_other", mover, list(pts) + [m.from_sq],
+                                         f"{mover} touched {where} then moved {m.iccs()}",
                                          frames=frames))
             self.pending_touches = []
         elif not moves and ex is not None:

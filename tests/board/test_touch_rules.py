@@ -80,3 +80,13 @@ def test_a_hand_centred_between_two_files_over_the_moved_piece_is_the_pick_up():
     pos.push(Move.from_iccs("h2e2"))
     ev = _run(pos, "g9e7", [(["e9", "f8", "f9", "g8", "g9", "h9"], 0.45), (["e8", "e7", "f8", "f9"], 0.4)])
     assert _touches(ev) == []
+
+
+def test_a_rest_on_an_edge_piece_before_moving_a_piece_one_point_over_is_a_touch():
+    # red's hand rests over h3/i3 (its region cut by the board's right edge; the soldier on
+    # i3), then takes the chariot i0 to h0: pick-up and put-down share one rest
+    pos = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKAB1R w - - 0 1")
+    region = ["g0", "h0", "i0", "g1", "h1", "i1", "g2", "h2", "i2", "h3", "i3"]
+    ev = _run(pos, "i0h0", [(region, 0.6), (["g0", "h0", "i0", "h1"], 0.5)])
+    touches = _touches(ev)
+    assert len(touches) == 1 and _p("i3") in touches[0] and _p("i0") in touches[0]
