@@ -264,24 +264,56 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
 def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int], probs: np.ndarray,
                   model_offsets: np.ndarray, classify=None, height: float = DISC_TOP_HEIGHT,
                   radii: tuple[float, float] = (0.3, 0.52), fit_out: list | None = None,
-                  set_radius: float | None = None) -> np.ndarray:
+                  set_radius: float | None = None, fit_all: bool = True) -> np.ndarray:
     """The Observation `offset` field for `points` (rows aligned with `points`).
 
     A point read as a piece gets its disc's fitted centre when the disc sits clearly off its
     point (the fit and the model's own offset agree on the direction); small offsets, where
     the model is precise and the fit's noise would matter, keep the model's value. A point
-    read as empty gets the offset of a disc seen near it, not on it (put down between points: half a disc on each crop reads empty),
-    when `classify(image, H, points, offsets) -> probs` confirms a piece on the crop centred
-    on that disc; otherwise (0, 0). So a nonzero offset on an empty reading means "a disc
-    is there, off the point", which the tracker uses to explain the move at once.
-    `radii`: the disc radii to look for; `fit_out`: a list that receives the DiscFit;
-    `set_radius`: the piece set's disc radius when known (DiscMeter): a fit whose rim is
-    not that size found something else (a shadow, a ring, a circle the board lines make).
+    read as empty gets the offset of a disc seen near it, not on it (put down between
+    points: half a disc on each crop reads empty), when `classify(image, H, points,
+    offsets) -> probs` confirms a piece on the crop centred on that disc; otherwise (0, 0).
+    So a nonzero offset on an empty reading means "a disc is there, off the point", which
+    the tracker uses to explain the move at once.
+    `radii`: the disc radii to look for; `fit_out`: a list that receives the DiscFit (of
+    the points fitted); `set_radius`: the piece set's disc radius when known (DiscMeter): a
+    fit whose rim is not that size found something else (a shadow, a ring, a circle the
+    board lines make); `fit_all=False` skips pieces whose model offset is too small for a
+    fit to be taken (the per-frame path: a fit costs ~1 ms a point).
     """
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
     out = np.asarray(model_offsets, dtype=np.float32).reshape(-1, 2).copy()
     if idx.size == 0:
         return out
+    probs = np.asarray(probs).reshape(len(idx), -1)
+    empty = probs[:, 0] >= 0.5
+    model = out.copy()
+    mn = np.linalg.norm(model, axis=1)
+    need = np.ones(len(idx), bool) if fit_all else (empty | (mn >= MODEL_SHARE * BIG_OFFSET))
+    out[empty] = 0.0
+    if not need.any():
+        return out
+    k = np.flatnonzero(need)
+    fit = fit_discs(image_bgr, homography, idx[k], height=height, radii=radii)
+    if fit_out is not None:
+        fit_out.append(fit)
+    # The model's offset is precise for small offsets and shrinks large ones 2-3x but keeps
+    # their direction; the fit measures large ones in full but can lock onto a ring or a
+    # shadow. Take the fit where both see the disc clearly off its point the same way.
+    fo, mk, ek = fit.offsets, mn[k], empty[k]
+    fn = np.linalg.norm(fo, axis=1)
+    cos = (model[k] * fo).sum(1) / np.maximum(mk * fn, 1e-9)
+    right_size = np.ones(len(k), bool) if set_radius is None else \
+        np.abs(fit.radius - set_radius) <= RADIUS_TOLERANCE * set_radius
+    good = fit.found & right_size & ~ek & (fn >= BIG_OFFSET) & (mk >= MODEL_SHARE * fn) & (cos >= 0.8) & (fn >= mk)
+    out[k[good]] = fo[good]
+    near = ek & fit.found & right_size & (np.abs(fo).max(axis=1) >= 0.2)
+    if near.any() and classify is not None:
+        sub = np.flatnonzero(near)
+        p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
+        seen = p[:, 0] < 0.35
+        out[k[sub[seen]]] = fo[sub[seen]]
+    return out
     probs = np.asarray(probs).reshape(len(idx), -1)
     fit = fit_discs(image_bgr, homography, idx, height=height, radii=radii)
     if fit_out is not None:
@@ -327,9 +359,9 @@ class DiscMeter:
         """point_offsets, judged against the set's radius once it is known."""
         fits: list[DiscFit] = []
         out = point_offsets(image_bgr, homography, points, probs, model_offsets, classify, height,
-                            fit_out=fits, set_radius=self.radius)
+                            fit_out=fits, set_radius=self.radius, fit_all=self.radius is None)
         if self.radius is None and fits:
-            fit = fits[0]
+            fit = fits[0]            # all points fitted while learning
             piece = np.asarray(probs).reshape(len(fit.points), -1)[:, 0] < 0.5
             self._samples += [float(r) for r in fit.radius[piece & (fit.coverage >= 0.75)]]
             if len(self._samples) >= self.min_samples:
