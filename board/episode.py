@@ -156,6 +156,15 @@ def fingertips(covered: np.ndarray, side: str, all_ties: bool = False):
     lead = depth == depth.max()
     near = depth >= depth.max() - 1
     cx = float(x[near].mean())
+    if depth.max() - depth.min() >= 3:
+        # a long reach: the fingertips lie on the arm's line, from where the arm enters
+        # over the player's edge through the middle of the region (an arm reaching in
+        # diagonally drags the leading ranks' centre back toward its elbow)
+        shallow = depth == depth.min()
+        x0, d0 = float(x[shallow].mean()), float(depth.min())
+        dm = float(depth.mean())
+        if dm - d0 >= 0.5:
+            cx = x0 + (float(x.mean()) - x0) * (float(depth.max()) - d0) / (dm - d0)
     cand = covered[lead]
     gap = np.abs(cand % 9 - cx)
     if not all_ties:

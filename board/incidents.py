@@ -128,12 +128,7 @@ class IncidentTracker:
         one step back toward that player's edge when the hand covered it too
         (fingers pinching a disc reach past it: the leading covered point
         overshoots the contact by up to a point)."""
-        tips = [d.point]
-        if side is not None:
-            # a hand centred between two files may rest on either
-            for f, _, c in ep.covered:
-                if d.frame_start <= f <= d.frame_end:
-                    tips += [q for q in fingertips(c, side, all_ties=True) if q not in tips]
+        tips = cls._tips(ep, d, side) if side is not None else [d.point]
         out = list(tips)
         u = away_from_camera(ep.homography)
         if u is not None:
@@ -148,6 +143,18 @@ class IncidentTracker:
                 if 0 <= y <= 9 and q not in out and cls._covered_during(ep, d, q):
                     out.append(q)
         return out
+
+    @staticmethod
+    def _tips(ep: Episode, d: Dwell, side: str) -> list[int]:
+        """The points the fingertips may be on during a dwell: its point, and any other
+        point the hand's region leads with as much in at least half of the dwell's frames
+        (a hand centred between two files, a hand cut by the board's side edge)."""
+        frames = [c for f, _, c in ep.covered if d.frame_start <= f <= d.frame_end]
+        counts: dict[int, int] = {}
+        for c in frames:
+            for q in fingertips(c, side, all_ties=True):
+                counts[q] = counts.get(q, 0) + 1
+        return [d.point] + [q for q, k in counts.items() if q != d.point and 2 * k >= len(frames)]
 
     def _dwell_on(self, ep: Episode, side: str, p: int) -> Dwell | None:
         """A dwell of `side`'s fingertips resting on point `p`: on it, one step
@@ -204,12 +211,14 @@ class IncidentTracker:
             limit = picks[-1]
         else:
             # The pick-up was too quick (or the hand detector too patchy) for a rest:
-            # it happened when the fingertips first came over the moved piece.
-            # (a piece moved to the next point is picked up where it is put down: then the
-            # first rest at either point)
+            # it happened when the fingertips last came over the moved piece before the
+            # rest that put it down (a hand entering over its own back rank passes over
+            # pieces there first). A piece moved to the next point is picked up where it
+            # is put down: then the first rest at either point.
+            put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
             stretches = dwells(ep, mover, 0.0)
-            first = [d.frame_start for d in stretches if contact(d) == m.from_sq] or \
-                [d.frame_start for d, c in zip(ds, cs) if c in involved]
+            over = [d.frame_start for d in stretches if contact(d) == m.from_sq and d.frame_start < put_down]
+            first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
             if not first:
                 return None   # the pick-up was not seen: a touch cannot be put before it
             limit = sum(1 for d in ds if d.frame_end < first[0])
@@ -226,10 +235,7 @@ class IncidentTracker:
                 continue      # on no piece, the opponent's, or one being put right (between points)
             # where the fingers were is uncertain by a point: name the own pieces the
             # fingertips may have been on (the arbiter looks at the evidence frames)
-            tips = [d.point]
-            for f, _, c in ep.covered:
-                if d.frame_start <= f <= d.frame_end:
-                    tips += [q for q in fingertips(c, mover, all_ties=True) if q not in tips]
+            tips = self._tips(ep, d, mover)
             named = [p for p in [pieces[0]] + [q for q in tips if q != pieces[0]] if own_unmoved(p)]
             if named:
                 return named[:2], d

@@ -30,3 +30,11 @@ def test_black_reaches_down_the_board():
 def test_stray_point_away_from_the_hand_is_ignored():
     covered = _pts((4, 4), (4, 3), (4, 2), (4, 1), (4, 0), (0, 8))
     assert fingertips(covered, "red") == 4 * 9 + 4
+
+
+def test_an_arm_reaching_in_diagonally_points_along_its_line():
+    # red's arm enters over d0/e0 and reaches up-left to c4: the leading ranks' centre
+    # (pulled back toward the elbow) would say d4, the arm's line says c4
+    covered = _pts((3, 0), (4, 0), (2, 0), (2, 1), (3, 1), (4, 1), (1, 1), (2, 2), (3, 2), (4, 2),
+                   (1, 2), (2, 3), (3, 3), (4, 3), (2, 4), (3, 4))
+    assert fingertips(covered, "red") == 4 * 9 + 2            # c4
