@@ -49,6 +49,11 @@ BENCH_JOBS = [
     (7104, "paper", 10, [{"kind": "retouch", "ply": 3}, {"kind": "knocked", "ply": 7}], {"bump": True}),
     (7105, "cloth", 10, [{"kind": "touch_move_other", "ply": 8}, {"kind": "arm_pass", "ply": 4}], None),
     (7106, "wood", 10, [], None),
+    # added after the incident work of 2026-11-29, to check it on clips nobody had looked at
+    (7107, "plastic", 10, [{"kind": "retouch", "ply": 4}, {"kind": "between_points", "ply": 6},
+                           {"kind": "touch_move_other", "ply": 9}], {"bump": True}),
+    (7108, "mat", 10, [{"kind": "knocked", "ply": 3}, {"kind": "touch_move_other", "ply": 6},
+                       {"kind": "arm_pass", "ply": 7}], None),
 ]
 TEST_JOBS = [
     (9101, "cloth", 8, [{"kind": "touch_move_other", "ply": 2}, {"kind": "retouch", "ply": 4},

@@ -377,6 +377,23 @@ class Tracker:
             ex = Explanation([], 0.0, 0.0, ref, [])
         rescued = None
         knocked_off = None
+        if kind != "rest" and ex.explains and len(ex.moves) == 1 and offsets is not None:
+            # The best move's destination reads empty and a disc is seen off the points by
+            # another legal destination of the same piece: the piece was put down between
+            # points there. Without this, the destination whose empty reading is least sure
+            # (a poorly lit point) wins by a hair and the record is wrong from here on.
+            m = ex.moves[0]
+            moved_class = board_classes(self.position)[m.from_sq]
+            if evidence.observed()[m.to_sq] != moved_class:
+                dests = [d for d in self.position.legal_moves() if d.from_sq == m.from_sq
+                         and self.position.piece_at(d.to_sq) is None and evidence.visible[d.to_sq]]
+                alt = self._off_point_destination(dests, evidence, offsets)
+                if alt is not None and alt != m:
+                    ref = board_classes(self.position)
+                    board = ref.copy()
+                    board[alt.to_sq], board[alt.from_sq] = board[alt.from_sq], 0
+                    rescued = Explanation([alt], evidence.delta(ref, board), 0.0, board, [], misread=[alt.to_sq])
+                    ex = rescued
         if not ex.explains:
             rescued = self._vanished_piece_move(evidence, episode, offsets)
             if rescued is not None:
@@ -572,7 +589,11 @@ class Tracker:
     def _off_point_disc_move(self, evidence: Evidence, offsets: np.ndarray) -> Move | None:
         """The candidate move whose destination is the point nearest a disc the reader sees
         near, not on, a point (its reading is empty, its offset says where the disc is)."""
-        dests = self._vanished_moves(evidence)
+        return self._off_point_destination(self._vanished_moves(evidence), evidence, offsets)
+
+    def _off_point_destination(self, dests: list[Move], evidence: Evidence, offsets: np.ndarray) -> Move | None:
+        """The one move of `dests` whose destination is the point nearest a disc seen off the
+        points (an empty reading whose offset says where the disc lies); None if none or several."""
         if not dests:
             return None
         observed = evidence.observed()

@@ -246,3 +246,30 @@ def test_the_side_to_moves_piece_swept_off_is_knocked_not_a_move_to_its_only_squ
     knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
     assert [(e.ply, e.points) for e in knocked] == [(2, [idx("a3")])]
     assert not [e for e in incidents_of(events) if e.kind == "between_points"]
+
+
+def test_a_disc_off_the_points_beats_a_destination_that_only_reads_unsure():
+    # as above, but the other legal destination (a2) is a poorly lit point whose reading is
+    # unsure: without the disc, a0a2 would win by a hair and the record go wrong from here on
+    s = Script(seed=13).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.move("a0a1", place_offset=(0.0, 0.45)).quiet(0.8)
+    s.move("b9c7").quiet(0.6)
+    import numpy as np
+    from board.synth import observations
+    from board.explain import CLASS_LETTERS
+    rook_class = CLASS_LETTERS.index("R")
+    tr, events = Tracker(), []
+    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=13, flicker=0.0))):
+        if np.abs(fr.offsets[9]).max() >= 0.4 and not obs.occluded[9]:
+            obs.probs[9] = 0.001
+            obs.probs[9, 0] = 1.0 - 0.014
+        if not obs.occluded[18]:
+            obs.probs[18] = 0.01
+            obs.probs[18, 0], obs.probs[18, rook_class] = 0.55, 0.32
+        events.extend(tr.feed(obs))
+    events.extend(tr.finish())
+    assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    between = [e for e in incidents_of(events) if e.kind == "between_points"]
+    assert [(e.ply, e.points) for e in between] == [(3, [9])]
