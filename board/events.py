@@ -55,6 +55,7 @@ class MoveEvent:
     clock_ms: dict[str, int] | None = None
     t_hand_left: float | None = None
     t_touch: float | None = None     # when hands first came over the board for this move
+    corrected: bool = False          # re-stated after a "corrected" event replaced an earlier ply
 
     type: str = field(default="move", init=False)
 
@@ -66,6 +67,8 @@ class MoveEvent:
         }
         if self.inferred:
             d["inferred"] = True
+        if self.corrected:
+            d["corrected"] = True
         if self.capture:
             d["capture"] = self.capture
         if self.clock_ms is not None:
@@ -120,6 +123,8 @@ class TrackingEvent:
 
     `status` is one of: "started" (with the start position), "board_lost",
     "board_found", "out_of_sync" (with the differing points), "resynced",
+    "corrected" (a recorded ply replaced: extra has ply, was, now; the moves from that ply on
+    are re-stated as move events with corrected=True),
     "source_ended", "source_error".
     """
 

@@ -191,11 +191,21 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
     moves: list[Move] = []
     clocks: list[int | None] = []
     sides: list[str | None] = []
+    restated_clocks: list[int | None] = []
     result = "*"
     last_t = 0.0
     for e in events:
         last_t = max(last_t, float(e.get("t", 0.0) or 0.0))
-        if e.get("type") == "move":
+        if e.get("type") == "tracking" and e.get("status") == "corrected":
+            # a recorded ply was replaced: drop it and what followed; the move events after
+            # this one re-state them (each keeps the clock time it had)
+            ply = int(e.get("ply", 0))
+            while ply >= 1 and len(moves) >= ply:
+                pos.pop()
+                moves.pop()
+                restated_clocks.insert(0, clocks.pop())
+                sides.pop()
+        elif e.get("type") == "move":
             ply = int(e.get("ply", 0))
             if ply <= len(moves):
                 continue  # already have it (a resumed session repeats nothing, but be tolerant)
@@ -207,7 +217,7 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
             except Exception as exc:
                 raise JournalError(f"{path}: move at ply {ply} ({e.get('iccs')!r}) does not follow: {exc}") from None
             moves.append(m)
-            clocks.append(None)
+            clocks.append(restated_clocks.pop(0) if e.get("corrected") and restated_clocks else None)
             sides.append(e.get("side"))
         elif e.get("type") == "clock":
             # the press that ends a turn gives that move's %clk

@@ -157,6 +157,12 @@ class Recorder:
             line = self._write(ev)
             self.incidents.append(line)
             self.on_line(f"  ! {ev.kind} ({ev.side or '-'}) at ply {ev.ply}, t={line['t']:.1f} s: {ev.detail}")
+        elif isinstance(ev, MoveEvent) and ev.corrected and 0 < ev.ply <= len(self.moves_found):
+            # a ply re-stated after a correction: it replaces the one recorded, keeps its clock
+            line = self._write(ev)
+            self.moves_found[ev.ply - 1] = ev.iccs
+            self._write_pgn()
+            self.on_line(f"      ply {ev.ply} is now {ev.san}  [{ev.iccs}] (corrected)")
         elif isinstance(ev, MoveEvent):
             if self.referee is not None:
                 ev.clock_ms = dict(self.last_clock_ms) if self.last_clock_ms else None

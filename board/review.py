@@ -52,7 +52,9 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     """The review page's HTML for a list of journal events."""
     started = next((e for e in events if e.get("type") == "tracking" and e.get("status") in ("started",)), {})
     headers = started.get("headers") or {}
-    moves = [e for e in events if e.get("type") == "move"]
+    # the record as it finally stands: a correction re-states plies, the last word counts
+    final = {e.get("ply"): e for e in events if e.get("type") == "move"}
+    moves = [final[p] for p in sorted(final, key=lambda p: int(p or 0))]
     incidents = [e for e in events if e.get("type") == "incident"]
     end = next((e for e in reversed(events) if e.get("type") == "game_end"), None)
     title = " vs ".join(x for x in (headers.get("Red"), headers.get("Black")) if x) or "Recorded game"
@@ -99,6 +101,8 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         t = f"<span class='t'>{float(e.get('t', 0.0)):8.1f} s</span>"
         if typ == "move":
             inferred = " <span class='meta'>(inferred: not seen by itself)</span>" if e.get("inferred") else ""
+            if e.get("corrected"):
+                inferred += " <span class='meta'>(re-stated after a correction)</span>"
             out.append(f"<li class='move' id='ply{_e(e.get('ply'))}'>{t} ply {_e(e.get('ply'))} · {_e(e.get('side'))}"
                        f" · <b>{_e(e.get('notation', ''))}</b> ({_e(e.get('iccs'))}){inferred}</li>")
         elif typ == "incident":

@@ -62,6 +62,7 @@ class TrackerConfig:
     lost_report_s: float = 0.3       # board not found this long → "board_lost" event
     change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
     offset_wobble: float = 0.12      # disc offset change that breaks a settle window
+    correct_plies: int = 2           # how far back a recorded move may be found wrong and replaced
     notation: str = "chinese"
     explain: ExplainConfig = field(default_factory=ExplainConfig)
     incidents: incident_rules.IncidentConfig = field(default_factory=incident_rules.IncidentConfig)
@@ -405,7 +406,13 @@ class Tracker:
                     # (the arbiter has it put back), read later moves around its point
                     ex = Explanation([], 0.0, 0.0, board_classes(self.position), [])
                     events.append(self._knocked_off_event(knocked_off, evidence, offsets, last, episode))
-        if ex.explains:
+        correction = None
+        if kind != "rest" and ex.explains and len(ex.moves) >= 2 and rescued is None:
+            # moves nobody was seen making, or one recent move misread: fewer plies wins
+            correction = self._find_correction(evidence, len(ex.moves) - 1)
+        if correction is not None:
+            events.extend(self._apply_correction(correction, last, episode))
+        elif ex.explains:
             events.extend(self._accept(ex, last, episode))
             if rescued is not None:
                 m = rescued.moves[0]
@@ -644,6 +651,9 @@ class Tracker:
 
     def _unexplained(self, ex: Explanation, evidence: Evidence, last: _Frame, episode: Episode) -> list[Event]:
         assert self.position is not None
+        found = self._find_correction(evidence)
+        if found is not None:
+            return self._apply_correction(found, last, episode)
         ref = board_classes(self.position)
         differing = evidence.contradictions(ref, self.cfg.explain.contradiction)
         observed = evidence.observed()
@@ -674,6 +684,88 @@ class Tracker:
                                     points=list(differing),
                                     extra={"board_shows": placement_fen(shown),
                                            "expected": placement_fen(ref), "frame": last.frame_index}))
+        return events
+
+    def _find_correction(self, evidence: Evidence, max_new_plies: int = 1
+                         ) -> tuple[float, int, Move, list[Move], Explanation] | None:
+        """A move recorded a ply or two ago that the board now shows was another.
+
+        A settle explained by a hair (a destination whose empty reading was least sure, one of
+        two like pieces that could reach a point) can record the wrong move; every later settle
+        then looks unexplained, or is explained only by inventing moves nobody made. If swapping
+        that one move for another of the same piece (same origin) or onto the same point (same
+        destination), keeping the moves recorded after it, explains the board with at most
+        `max_new_plies` new plies, that is the correction: (gain, plies back, the right move,
+        the moves kept after it, the explanation of what followed).
+        """
+        assert self.position is not None
+        if self.cfg.correct_plies <= 0 or not self.moves:
+            return None
+        ref_now = board_classes(self.position)
+        best: tuple[float, int, Move, list[Move], Explanation] | None = None
+        for k in range(1, min(self.cfg.correct_plies, len(self.moves)) + 1):
+            base = self.position.copy()
+            undone = [base.pop() for _ in range(k)][::-1]
+            suspect, kept = undone[0], undone[1:]
+            for alt in base.legal_moves():
+                if alt == suspect or (alt.from_sq != suspect.from_sq and alt.to_sq != suspect.to_sq):
+                    continue
+                p = base.copy()
+                p.push(alt)
+                follows = True
+                for m in kept:
+                    if not p.is_legal(m):
+                        follows = False
+                        break
+                    p.push(m)
+                if not follows:
+                    continue
+                ex = explain(p, evidence, self.cfg.explain, max_plies=max_new_plies)
+                if not ex.explains or len(ex.moves) > max_new_plies:
+                    continue
+                gain = evidence.delta(ref_now, ex.board)
+                if gain >= self.cfg.explain.accept_gain and (best is None or gain > best[0]):
+                    best = (gain, k, alt, kept, ex)
+            if best is not None:
+                break   # the most recent suspect that works
+        return best
+
+    def _apply_correction(self, found: tuple[float, int, Move, list[Move], Explanation], last: _Frame,
+                          episode: Episode) -> list[Event]:
+        """Replace the suspect move, re-state the moves kept after it, then accept what followed."""
+        assert self.position is not None
+        _, k, alt, kept, ex = found
+        times = self.move_times[-k:] if len(self.move_times) >= k else [last.t] * k
+        suspect = self.moves[-k]
+        for _ in range(k):
+            h = self.position.zobrist_hash()
+            self._hashes[h] = self._hashes.get(h, 1) - 1
+            if self._hashes[h] <= 0:
+                del self._hashes[h]
+            self.position.pop()
+            self.moves.pop()
+            if self.move_times:
+                self.move_times.pop()
+        ply = self.ply + 1
+        was = format_move(self.position, suspect, self.cfg.notation)
+        now = format_move(self.position, alt, self.cfg.notation)
+        events: list[Event] = [TrackingEvent(
+            last.t, ply, "corrected",
+            f"ply {ply} was recorded as {was} ({suspect.iccs()}); the board shows it was {now} ({alt.iccs()})",
+            points=sorted({suspect.from_sq, suspect.to_sq, alt.from_sq, alt.to_sq}),
+            extra={"ply": ply, "was": suspect.iccs(), "now": alt.iccs(), "frame": last.frame_index})]
+        for m, t in zip([alt] + kept, times):
+            color = self.position.turn
+            text = format_move(self.position, m, self.cfg.notation)
+            captured = self.position.piece_at(m.to_sq)
+            self.position.push(m)
+            self.moves.append(m)
+            self.move_times.append(t)
+            h = self.position.zobrist_hash()
+            self._hashes[h] = self._hashes.get(h, 0) + 1
+            events.append(MoveEvent(t, self.ply, m.iccs(), side_name(color), text, self.position.fen(),
+                                    last.frame_index, score=ex.score, capture=captured, corrected=True))
+        events.extend(self._accept(ex, last, episode))
         return events
 
     def _illegal_reason(self, phys, mover: str) -> str:

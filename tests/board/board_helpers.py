@@ -25,7 +25,9 @@ def run_tracker(frames, profile: NoiseProfile | None = None, bumps=(), tracker: 
 
 
 def moves_of(events) -> list[str]:
-    return [e.iccs for e in events if e.type == "move"]
+    """The record as it finally stands (a correction re-states plies; the last word counts)."""
+    final = {e.ply: e.iccs for e in events if e.type == "move"}
+    return [final[p] for p in sorted(final)]
 
 
 def incidents_of(events) -> list:

@@ -128,3 +128,23 @@ def test_review_page_is_self_contained(tmp_path):
     assert "炮二平五" in html and "retouch" in html
     assert "src='evidence/001_before.jpg'" in html
     assert "http://" not in html and "https://" not in html and "<script" not in html
+
+
+def test_a_correction_in_the_journal_replaces_the_ply_on_resume_and_in_the_review(tmp_path):
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    with Journal(tmp_path) as j:
+        j.write({"type": "tracking", "t": 0.0, "ply": 0, "status": "started", "fen": start})
+        for ply, iccs, side in ((1, "h2e2", "red"), (2, "h9g7", "black"), (3, "a0a2", "red")):
+            j.write({"type": "move", "t": float(ply), "ply": ply, "iccs": iccs, "side": side})
+        j.write({"type": "clock", "t": 3.2, "ply": 3, "kind": "press", "side": "red",
+                 "remaining_ms": {"red": 590000, "black": 600000}})
+        j.write({"type": "tracking", "t": 5.0, "ply": 3, "status": "corrected", "was": "a0a2", "now": "a0a1"})
+        j.write({"type": "move", "t": 3.0, "ply": 3, "iccs": "a0a1", "side": "red", "corrected": True,
+                 "notation": "车九进一"})
+        j.write({"type": "move", "t": 5.0, "ply": 4, "iccs": "b9c7", "side": "black", "notation": "马2进3"})
+    game = load_game(tmp_path)
+    assert [m.iccs() for m in game.moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    assert game.clocks_ms[2] == 590000, "the re-stated ply keeps the clock time its press gave"
+    html = write_review(tmp_path).read_text(encoding="utf-8")
+    table = html.split("<h2>Moves</h2>")[1].split("</table>")[0]
+    assert "a0a1" in table and "a0a2" not in table

@@ -273,3 +273,67 @@ def test_a_disc_off_the_points_beats_a_destination_that_only_reads_unsure():
     assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
     between = [e for e in incidents_of(events) if e.kind == "between_points"]
     assert [(e.ply, e.points) for e in between] == [(3, [9])]
+
+
+def test_a_move_recorded_wrong_is_corrected_when_the_board_shows_otherwise():
+    # the rook goes a0 -> a1, but until black's reply the reader sees a1 badly (glare) and a2 as
+    # a rook: a0a2 is recorded. Once the glare is gone a1 clearly holds the rook and a2 is
+    # empty: the record is corrected (same piece, other destination), black's move kept
+    s = Script(seed=14).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.move("a0a1").quiet(0.8)
+    s.move("b9c7").quiet(1.5)
+    import numpy as np
+    from board.synth import observations
+    from board.explain import CLASS_LETTERS
+    rook = CLASS_LETTERS.index("R")
+    glare = range(s.moves[2]["frame_hand_leaves"] - 12, s.moves[2]["frame_hand_leaves"] + 18)
+    tr, events = Tracker(), []
+    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=14, flicker=0.0))):
+        if fr.frame_index in glare:
+            obs.probs[9] = 0.01
+            obs.probs[9, 0], obs.probs[9, rook] = 0.6, 0.27
+            obs.probs[18] = 0.01
+            obs.probs[18, 0], obs.probs[18, rook] = 0.27, 0.6
+        events.extend(tr.feed(obs))
+    events.extend(tr.finish())
+    recorded = [e.iccs for e in events if e.type == "move"]
+    assert recorded[:3] == ["h2e2", "h9g7", "a0a2"], "the glare must first make the wrong move (else the test tests nothing)"
+    assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    fixes = [e for e in events if e.type == "tracking" and e.status == "corrected"]
+    assert [(f.extra["ply"], f.extra["was"], f.extra["now"]) for f in fixes] == [(3, "a0a2", "a0a1")]
+    assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+    assert [str(m) if isinstance(m, str) else m.iccs() for m in tr.moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
+
+
+def test_the_recorder_writes_a_correction_to_the_journal_and_the_pgn(tmp_path):
+    # the same glare as above, through the Recorder: events.jsonl and game.pgn end right
+    s = Script(seed=14).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.move("a0a1").quiet(0.8)
+    s.move("b9c7").quiet(1.5)
+    import numpy as np
+    from board.journal import load_game
+    from board.recorder import Recorder
+    from board.synth import observations
+    from board.explain import CLASS_LETTERS
+    from rules.pgn import read_pgn
+    rook = CLASS_LETTERS.index("R")
+    glare = range(s.moves[2]["frame_hand_leaves"] - 12, s.moves[2]["frame_hand_leaves"] + 18)
+    rec = Recorder(tmp_path, evidence=False)
+    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=14, flicker=0.0))):
+        if fr.frame_index in glare:
+            obs.probs[9] = 0.01
+            obs.probs[9, 0], obs.probs[9, rook] = 0.6, 0.27
+            obs.probs[18] = 0.01
+            obs.probs[18, 0], obs.probs[18, rook] = 0.27, 0.6
+        for ev in rec.tracker.feed(obs):
+            rec._handle(ev)
+    for ev in rec.tracker.finish():
+        rec._handle(ev)
+    assert rec.moves_found == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    assert [m.iccs() for m in load_game(tmp_path).moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
+    game = read_pgn((tmp_path / "game.pgn").read_text(encoding="utf-8"))[0]
+    assert [m.iccs() for m in game.moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
