@@ -40,6 +40,7 @@ class IncidentConfig:
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
     between_empty: float = 0.3  # a moved disc read this likely empty at its destination is off the point
     faded_empty: float = 0.4   # an unmoved disc now read this likely empty was pushed off its point
+    lone_dwell_s: float = 0.16  # ... in a stretch without a move whose fingertips never left one point
     touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
     knock: float = 0.2         # ... that means it was knocked
     between: float = 0.3       # settled offset magnitude that means "between points"
@@ -224,6 +225,14 @@ class IncidentTracker:
             limit = sum(1 for d in ds if d.frame_end < first[0])
         if m.to_sq in before_pos.pieces():
             first_victim = [i for i in at_t if i < limit]
+            if not first_victim:
+                # The victim had to come off before the pick-up, so a hand rested at its
+                # point; seen from the player's side that rest often leads with the point
+                # next to it (a broad hand over the edge rank leads with the rank beyond).
+                # The last rest before the pick-up beside the victim, with its point under
+                # the hand, is that lift; earlier rests may still be touches.
+                first_victim = [i for i, d in enumerate(ds[:limit])
+                                if _cheb(d.point, m.to_sq) <= 1 and self._covered_during(ep, d, m.to_sq)][-1:]
             if first_victim:
                 limit = first_victim[0]
         for d in ds[:limit]:
@@ -356,8 +365,13 @@ class IncidentTracker:
             # no move: remember the side to move resting a hand on its own pieces
             # (a hand that went to one place, not an arm sweeping across)
             side = "red" if before_pos.turn == "w" else "black"
-            local = reach(ep, side) <= cfg.touch_reach
-            for d in (dwells(ep, side, cfg.dwell_s) if local else []):
+            span = reach(ep, side)
+            local = span <= cfg.touch_reach
+            # a hand whose fingertips never left one point went to that piece and back: a
+            # rest there counts from `lone_dwell_s` (a disc on the player's own edge rank,
+            # reached from beyond the edge, is covered only while the fingers are on it)
+            min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s
+            for d in (dwells(ep, side, min_s) if local else []):
                 for c in self._contacts(ep, d, side):
                     k = int(before.classes[c])
                     if k != EMPTY and CLASS_LETTERS[k].isupper() == (side == "red") \

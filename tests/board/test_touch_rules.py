@@ -90,3 +90,77 @@ def test_a_rest_on_an_edge_piece_before_moving_a_piece_one_point_over_is_a_touch
     ev = _run(pos, "i0h0", [(region, 0.6), (["g0", "h0", "i0", "h1"], 0.5)])
     touches = _touches(ev)
     assert len(touches) == 1 and _p("i3") in touches[0] and _p("i0") in touches[0]
+
+
+def _episode(position: Position, stretches: list[tuple[list[str], float]], start: int = 1):
+    """An episode of the hand's stretches (covered points, seconds) over `position`."""
+    classes = board_classes(position)
+    before = Settled(0.0, start - 1, classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90),
+                     empty_prob=np.zeros(90))
+    ep = Episode(start / FPS, start, before)
+    ep.homography = TOP_DOWN
+    f = start
+    probs = np.zeros((90, 15))
+    probs[np.arange(90), classes] = 1.0
+    for names, secs in stretches:
+        occ = np.zeros(90, bool)
+        occ[[_p(n) for n in names]] = True
+        for _ in range(int(round(secs * FPS))):
+            ep.update(f / FPS, f, occ, probs, np.zeros((90, 2)))
+            f += 1
+    return ep, f
+
+
+def _settle(it: IncidentTracker, position: Position, move: str | None,
+            stretches: list[tuple[list[str], float]], start: int = 1) -> list:
+    """One settled episode through `it`: ending in `move`, or with nothing moved (None)."""
+    ep, f = _episode(position, stretches, start)
+    after_pos = position.copy()
+    moves = []
+    if move is not None:
+        moves = [Move.from_iccs(move)]
+        after_pos.push(moves[0])
+    after_classes = board_classes(after_pos)
+    after = Settled(f / FPS, f, after_classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90),
+                    empty_prob=np.zeros(90))
+    return it.after_settle(ep, after, Explanation(moves, 10.0, 10.0, after_classes, []), position, 1)
+
+
+# Red's chariot i0 takes the black cannon on h0 (bench clip 7108, ply 5, real hand detection):
+# the hand lifting the cannon off h0 leads with g1 (its region f0-i0 on the edge rank and
+# g1/h1 beyond it), so that rest names g1 and the elephant g0 under the hand, never h0.
+CAPTURE = "rnbakabnr/9/1c7/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABcR w - - 0 1"
+VICTIM_LIFT = [(["f0", "g0", "h0", "g1"], 0.12), (["f0", "g0", "h0", "i0", "g1", "h1"], 0.2),
+               (["f0", "g0", "h0", "i0", "g1"], 0.24)]
+PICK_AND_PUT = [(["h0", "i0", "i1"], 0.36), (["g0", "h0", "i0"], 0.45)]
+
+
+def test_lifting_a_capture_victim_off_beside_an_own_piece_is_not_a_touch():
+    ev = _settle(IncidentTracker(), Position.from_fen(CAPTURE), "i0h0", VICTIM_LIFT + PICK_AND_PUT)
+    assert _touches(ev) == []
+
+
+def test_a_rest_on_an_own_piece_before_the_victim_is_lifted_is_still_a_touch():
+    ev = _settle(IncidentTracker(), Position.from_fen(CAPTURE), "i0h0",
+                 [(["c0"], 0.4), ([], 0.12)] + VICTIM_LIFT + PICK_AND_PUT)
+    assert _touches(ev) == [sorted([_p("c0"), _p("i0")])]
+
+
+# Red reaches for its advisor f0 from beyond its own edge and withdraws (bench clip 7107,
+# ply 9): the edge-rank disc is covered only while the fingers are on it, a fifth of a
+# second; then, in a stretch of its own, red moves the cannon.
+def test_a_brief_reach_to_one_own_piece_in_a_stretch_of_its_own_is_a_touch():
+    it = IncidentTracker()
+    pos = Position()
+    assert _settle(it, pos, None, [(["f0"], 0.24)]) == []
+    ev = _settle(it, pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)], start=40)
+    assert _touches(ev) == [sorted([_p("f0"), _p("h2")])]
+
+
+def test_a_brief_cover_while_the_hand_roams_is_no_touch():
+    # the same brief cover of f0, but the fingertips went on elsewhere: a hand passing by
+    it = IncidentTracker()
+    pos = Position()
+    _settle(it, pos, None, [(["f0"], 0.24), (["d0", "d1"], 0.12), (["c0", "c1", "c2"], 0.12)])
+    ev = _settle(it, pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)], start=40)
+    assert _touches(ev) == []
