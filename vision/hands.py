@@ -13,6 +13,9 @@ An arm always crosses the ring around the board to reach a point, so a changed r
 arm reaches (no clearly covered or moving ring cell joins it) is a piece put down or its shadow:
 it is absorbed into the background as soon as it has stayed still for `clear_absorb_s` (a couple
 of frames). Regions an arm reaches settle only after `absorb_s` and while nothing moves near them.
+A piece put down on an edge point stays joined to a hand that lingers, moving, just beyond
+the edge; it settles once it has stayed still for `absorb_s` while that hand moved beside it
+(`_left_behind`; a hand at rest over a point, or fingertips just over the edge, do not).
 The board is quiet once no point is hidden and nothing has moved over the points for `quiet_s`;
 something lying still on the ring alone (a hand resting beyond the edge, a piece put aside) does
 not hold quiet up, since every point is in view. This keeps the hand-left-to-quiet delay near
@@ -130,7 +133,8 @@ class HandDetector:
 
     def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
-                 arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25) -> None:
+                 arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
+                 piece_frac: float = 0.8) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps."""
         self.on, self.off = on, off
@@ -139,6 +143,7 @@ class HandDetector:
         self.clear_absorb_s = clear_absorb_s
         self.arm_frac, self.quiet_ring = arm_frac, quiet_ring
         self.ring_hold_frac = ring_hold_frac
+        self.piece_frac = piece_frac
         self.reset()
 
     def reset(self) -> None:
@@ -151,12 +156,52 @@ class HandDetector:
         self.calm = 0
         self.calm_t = 0.0
         self.armed = np.zeros((GY, GX), bool)   # hidden since a frame with an arm in view
+        self.peak = np.zeros((GY, GX), np.float64)  # most of the cell departed while hidden
         self._t: float | None = None
         self._n = 0
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
         return self.update_rectified(rectify(frame_bgr, h), t)
+
+    def _left_behind(self, hid: np.ndarray, inner: np.ndarray, arm: np.ndarray, settled: np.ndarray,
+                     frac: np.ndarray) -> np.ndarray:
+        """Changed cells on the points that a hand moving on just beyond the board's edge has left.
+
+        A piece put down on an edge point (its disc's wall or shadow reaching the ring cell
+        beside it) stays joined to the hand while the hand lingers just off the board, so it
+        would settle only once the hand is gone from the ring too (up to a second later).
+        A region of the points that has stayed still for `absorb_s` while the arm's ring cells
+        beside it went on moving is not part of that hand: a hand resting on a piece keeps its
+        fingers and palm still together, and a hand still reaching over the points has cells
+        there that move. Only regions whose arm lies entirely beyond the points qualify, where
+        a hand was over a point (a cell filled beyond `piece_frac` since it was hidden) and
+        has gone from it (no cell so filled now: a disc covers at most about two thirds of its
+        point's cell). Fingertips resting just over the edge points never filled their cells.
+        """
+        out = np.zeros_like(hid)
+        if not (hid & inner & arm & settled).any():
+            return out
+        n, lab = cv2.connectedComponents((hid & inner).astype(np.uint8), connectivity=8)
+        _, whole = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        ring_arm = arm & ~inner
+        for k in range(1, n):
+            comp = lab == k
+            if not (comp & arm).any() or not settled[comp].all() or float(frac[comp].max()) > self.piece_frac:
+                continue      # joined to no hand, not still long enough, or a cell filled as by a hand
+            if float(self.peak[comp].max()) <= self.piece_frac:
+                continue      # no hand was ever over it: fingertips just over the edge points
+            hand = np.isin(whole, np.unique(whole[comp]))
+            if (hand & inner & ~comp).any():
+                continue      # the hand is still over other points
+            frozen = float(self.still_t[comp].min())
+            beside = cv2.dilate(comp.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & ring_arm
+            if not beside.any():
+                continue
+            # the hand beside it moved clearly after the region froze
+            if float(self.still_t[beside].min()) < frozen - self.clear_absorb_s:
+                out |= comp
+        return out
 
     def update_rectified(self, rect: np.ndarray, t: float | None = None) -> HandState:
         """Process one rectified board image (`rectify`'s output) at video time `t` seconds."""
@@ -176,6 +221,7 @@ class HandDetector:
         strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         hid = hid | (strong & (frac > 0.5 * self.off))
         self.hidden_cells = hid
+        self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         self.still = np.where(mov, 0, self.still + 1)
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         ring = np.ones((GY, GX), bool)
@@ -210,6 +256,7 @@ class HandDetector:
             self.armed = hid & (self.armed | bool(seeds.any()))
             quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
             absorb = absorb | (hid & quick)
+        absorb = absorb | self._left_behind(hid, inner, arm, settled, frac)
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)

@@ -85,3 +85,86 @@ def test_hands_hidden_and_quiet(vsim, seed, flicker):
     assert busy_before_hand <= 2        # nothing flagged on a still board
     assert obs.quiet and not obs.occluded.any()  # quiet again once the hand has gone
     assert reader.relocks == 0                   # a hand over the board is not a bump
+
+
+# --- the hand detector on a drawn top-down board (vision.hands.update_rectified) -----------------
+
+def _drawn_board(seed: int = 0) -> np.ndarray:
+    """A rectified board image: wood-coloured with a little grain and the lattice lines."""
+    from vision import hands as vh
+    rng = np.random.default_rng(seed)
+    img = np.zeros((vh.GY * vh.P, vh.GX * vh.P, 3), np.float32)
+    img[:] = (90, 150, 200)
+    img += rng.normal(0, 4, img.shape[:2])[..., None]
+    for k in range(vh.GX):
+        img[:, k * vh.P + vh.P // 2] -= 40
+    for k in range(vh.GY):
+        img[k * vh.P + vh.P // 2, :] -= 40
+    return img
+
+
+def _frame(board: np.ndarray, rng, disc_at=None, hand=None) -> np.ndarray:
+    """The board with a disc on cell `disc_at` (row, col) and a hand rectangle (x0, y0, x1, y1)."""
+    from vision import hands as vh
+    img = board.copy()
+    if disc_at is not None:
+        r, c = disc_at
+        cv2.circle(img, (c * vh.P + vh.P // 2, r * vh.P + vh.P // 2), int(0.45 * vh.P), (60, 70, 170), -1)
+    if hand is not None:
+        h, w = img.shape[:2]
+        x0, y0, x1, y1 = (int(round(min(max(v, 0), lim))) for v, lim in zip(hand, (w, h, w, h)))
+        img[y0:y1, x0:x1] = (150, 70, 50)      # a dark blue sleeve, its weave moving with it
+        weave = np.random.default_rng(7).normal(0, 12, (h, w))
+        img[y0:y1, x0:x1] += weave[: y1 - y0, : x1 - x0, None]
+    img += rng.normal(0, 1.5, img.shape[:2])[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _play(hand_over_point: bool, fps: float = 25.0):
+    """A hand brings a disc to the corner point i0 and (or not) rests there, while its arm
+    keeps moving on the ring of cells just beyond the corner for 1.2 s, then goes.
+    Returns (states, frame the hand left the points, frame it left the ring)."""
+    from vision import hands as vh
+    rng = np.random.default_rng(1)
+    board = _drawn_board()
+    det = vh.HandDetector()
+    P = vh.P
+    i0 = (10, 9)                        # cell of point i0 (row 10 = rank 0, column 9 = file i)
+    states, n = [], 0
+
+    def step(img):
+        nonlocal n
+        states.append(det.update_rectified(img, n / fps))
+        n += 1
+
+    for _ in range(10):
+        step(_frame(board, rng))
+    for k in range(8):                  # the hand comes in from beyond the corner over i0
+        y0 = 12 * P - k * P // 4
+        step(_frame(board, rng, hand=(9 * P, y0 - P, 12 * P, 12 * P)))
+    for _ in range(10):                 # puts the disc down on i0
+        step(_frame(board, rng, disc_at=i0, hand=(9 * P, 10 * P, 12 * P, 12 * P)))
+    left_points = n
+    dx = 0.0
+    for k in range(30):                 # lingers just beyond the edge (rank -1 ring), moving now and then
+        if (k // 5) % 2 == 0:
+            dx = 3 * np.sin(k * 0.9)
+        top = 10 * P + 2 if hand_over_point else 11 * P
+        step(_frame(board, rng, disc_at=i0, hand=(9 * P + 4 + dx, top, 12 * P, 12 * P)))
+    left_ring = n
+    for _ in range(15):
+        step(_frame(board, rng, disc_at=i0))
+    return states, left_points, left_ring
+
+
+def test_a_piece_put_on_a_corner_point_settles_while_the_hand_lingers_beyond_the_edge():
+    states, left_points, left_ring = _play(hand_over_point=False)
+    quiet = [i for i, s in enumerate(states) if s.quiet and i >= left_points]
+    assert quiet and quiet[0] - left_points <= 0.5 * 25 and quiet[0] < left_ring
+    assert not states[quiet[0]].hidden.any()
+
+
+def test_a_hand_resting_on_a_corner_piece_with_its_arm_moving_stays_hidden():
+    states, left_points, left_ring = _play(hand_over_point=True)
+    i0 = 8                                  # point index of i0
+    assert all(not s.quiet and s.hidden[i0] for s in states[left_points:left_ring])
