@@ -54,6 +54,11 @@ BENCH_JOBS = [
                            {"kind": "touch_move_other", "ply": 9}], {"bump": True}),
     (7108, "mat", 10, [{"kind": "knocked", "ply": 3}, {"kind": "touch_move_other", "ply": 6},
                        {"kind": "arm_pass", "ply": 7}], None),
+    # added after the follow-up of the same day, again unseen by the work they check
+    (7109, "wood", 10, [{"kind": "touch_move_other", "ply": 2}, {"kind": "knocked", "ply": 5},
+                        {"kind": "retouch", "ply": 8}], None),
+    (7110, "cloth", 10, [{"kind": "between_points", "ply": 3}, {"kind": "retouch", "ply": 6},
+                         {"kind": "arm_pass", "ply": 5}], {"bump": True}),
 ]
 TEST_JOBS = [
     (9101, "cloth", 8, [{"kind": "touch_move_other", "ply": 2}, {"kind": "retouch", "ply": 4},

@@ -651,7 +651,7 @@ class Tracker:
 
     def _unexplained(self, ex: Explanation, evidence: Evidence, last: _Frame, episode: Episode) -> list[Event]:
         assert self.position is not None
-        found = self._find_correction(evidence)
+        found = self._find_correction(evidence) or self._find_rewind(evidence)
         if found is not None:
             return self._apply_correction(found, last, episode)
         ref = board_classes(self.position)
@@ -725,18 +725,45 @@ class Tracker:
                     continue
                 gain = evidence.delta(ref_now, ex.board)
                 if gain >= self.cfg.explain.accept_gain and (best is None or gain > best[0]):
-                    best = (gain, k, alt, kept, ex)
+                    best = (gain, k, [alt] + kept, ex)
             if best is not None:
-                break   # the most recent suspect that works
-        return best
+                return best   # the most recent suspect that works
+        return None
 
-    def _apply_correction(self, found: tuple[float, int, Move, list[Move], Explanation], last: _Frame,
-                          episode: Episode) -> list[Event]:
-        """Replace the suspect move, re-state the moves kept after it, then accept what followed."""
+    def _find_rewind(self, evidence: Evidence) -> tuple[float, int, list[Move], Explanation] | None:
+        """Still out of sync: the last few recorded plies replaced by a legal line that explains
+        the board, as long as it keeps at least as many plies (moves are never erased).
+
+        The wider form of `_find_correction` for when a misread settle made the tracker record
+        a move nobody made (inferred) or miss one: every later settle is then unexplained and,
+        without this, the rest of the game is lost. Tried only on an unexplained settle.
+        """
         assert self.position is not None
-        _, k, alt, kept, ex = found
+        if self.cfg.correct_plies <= 0 or not self.moves:
+            return None
+        ref_now = board_classes(self.position)
+        for k in range(1, min(self.cfg.correct_plies + 1, len(self.moves)) + 1):
+            base = self.position.copy()
+            undone = [base.pop() for _ in range(k)][::-1]
+            ex = explain(base, evidence, self.cfg.explain, max_plies=k + 1)
+            if not ex.explains or len(ex.moves) < k or ex.moves[:k] == undone:
+                continue
+            gain = evidence.delta(ref_now, ex.board)
+            if gain < self.cfg.explain.accept_gain:
+                continue
+            after = Explanation(ex.moves[k:], ex.score, 0.0, ex.board, [])
+            return gain, k, ex.moves[:k], after
+        return None
+
+    def _apply_correction(self, found: tuple[float, int, list[Move], Explanation], last: _Frame,
+                          episode: Episode) -> list[Event]:
+        """Replace the last k recorded plies by `replacement` (re-stated as corrected move
+        events from the first of them), then accept what followed."""
+        assert self.position is not None
+        _, k, replacement, ex = found
         times = self.move_times[-k:] if len(self.move_times) >= k else [last.t] * k
-        suspect = self.moves[-k]
+        undone = self.moves[-k:]
+        first = next(i for i, (a, b) in enumerate(zip(undone, replacement)) if a != b)
         for _ in range(k):
             h = self.position.zobrist_hash()
             self._hashes[h] = self._hashes.get(h, 1) - 1
@@ -747,14 +774,15 @@ class Tracker:
             if self.move_times:
                 self.move_times.pop()
         ply = self.ply + 1
-        was = format_move(self.position, suspect, self.cfg.notation)
-        now = format_move(self.position, alt, self.cfg.notation)
+        was, now = undone[first:], replacement[first:]
         events: list[Event] = [TrackingEvent(
             last.t, ply, "corrected",
-            f"ply {ply} was recorded as {was} ({suspect.iccs()}); the board shows it was {now} ({alt.iccs()})",
-            points=sorted({suspect.from_sq, suspect.to_sq, alt.from_sq, alt.to_sq}),
-            extra={"ply": ply, "was": suspect.iccs(), "now": alt.iccs(), "frame": last.frame_index})]
-        for m, t in zip([alt] + kept, times):
+            f"from ply {ply + first} the record said {' '.join(m.iccs() for m in was)}; "
+            f"the board shows {' '.join(m.iccs() for m in now)}",
+            points=sorted({q for m in was + now for q in (m.from_sq, m.to_sq)}),
+            extra={"ply": ply, "was": " ".join(m.iccs() for m in was), "now": " ".join(m.iccs() for m in now),
+                   "frame": last.frame_index})]
+        for m, t in zip(replacement, times):
             color = self.position.turn
             text = format_move(self.position, m, self.cfg.notation)
             captured = self.position.piece_at(m.to_sq)

@@ -331,3 +331,29 @@ def test_the_recorder_writes_a_correction_to_the_journal_and_the_pgn(tmp_path):
     assert [m.iccs() for m in load_game(tmp_path).moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
     game = read_pgn((tmp_path / "game.pgn").read_text(encoding="utf-8"))[0]
     assert [m.iccs() for m in game.moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
+
+
+def test_out_of_sync_after_a_wrong_line_rewinds_to_the_line_the_board_shows():
+    # recorded: a wrong red move and a wrong black reply (a misread settle); the board shows
+    # the true line plus red's next move. No single substitution explains it, a rewind does.
+    import numpy as np
+    from board.explain import Evidence, board_classes, log_readings
+    from rules import Move
+    start = Position()
+    tr = Tracker(start=start, moves=[Move.from_iccs(m) for m in ("h2e2", "h9g7", "b0c2", "b9c7")])
+    truth = start.copy()
+    for m in ("h2e2", "h9g7", "b0a2", "i9h9", "i0i1"):
+        truth.push(Move.from_iccs(m))
+    probs = np.full((90, 15), 0.002)
+    probs[np.arange(90), board_classes(truth)] = 1.0 - 14 * 0.002
+    evidence = Evidence(log_readings(probs), np.ones(90, bool))
+    assert tr._find_correction(evidence) is None
+    gain, k, line, after = tr._find_rewind(evidence)
+    assert k == 2 and [m.iccs() for m in line] == ["b0a2", "i9h9"] and [m.iccs() for m in after.moves] == ["i0i1"]
+    # a board that matches the record needs no rewind, and moves are never erased
+    same = start.copy()
+    for m in ("h2e2", "h9g7"):
+        same.push(Move.from_iccs(m))
+    probs = np.full((90, 15), 0.002)
+    probs[np.arange(90), board_classes(same)] = 1.0 - 14 * 0.002
+    assert tr._find_rewind(Evidence(log_readings(probs), np.ones(90, bool))) is None
