@@ -123,7 +123,8 @@ class Explanation:
         return not self.residual
 
 
-def _apply(board: np.ndarray, move: Move) -> np.ndarray:
+def apply_move(board: np.ndarray, move: Move) -> np.ndarray:
+    """The class array after `move` (a copy): no legality, no captured-piece bookkeeping."""
     out = board.copy()
     out[move.to_sq] = out[move.from_sq]
     out[move.from_sq] = EMPTY
@@ -158,7 +159,7 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
 
     scored: list[tuple[float, list[Move], np.ndarray]] = []
     for m in position.legal_moves():
-        b = _apply(ref, m)
+        b = apply_move(ref, m)
         scored.append((evidence.delta(ref, b), [m], b))
     best, runner = _top_two(scored)
     one = None
@@ -183,7 +184,7 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
         for m in pos.legal_moves():
             if m.from_sq not in differing and m.to_sq not in differing:
                 continue  # a move that touches no changed point leaves no trace: not worth a ply
-            b = _apply(board, m)
+            b = apply_move(board, m)
             s = seq + [m]
             if len(s) >= 2:
                 candidates.append((evidence.delta(ref, b) - cfg.ply_penalty * (len(s) - 1), s, b))

@@ -28,7 +28,7 @@ from rules.notation import format_move
 
 from .episode import Episode, Settled
 from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, point_name
-from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, board_classes,
+from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, apply_move, board_classes,
                       explain, log_readings, physical_move)
 from . import incidents as incident_rules
 
@@ -96,7 +96,7 @@ class Tracker:
         self.position: Position | None = None
         self.start_fen: str | None = None
         self.moves: list[Move] = []
-        self.move_times: list[float] = []
+        self.move_times: list[float | None] = []   # video time of each recorded ply (None: resumed)
         self.state = QUIET
         self.sync = IN_SYNC
         self.sync_detail: tuple[int, ...] = ()
@@ -127,10 +127,7 @@ class Tracker:
         self.position = start.copy()
         self._hashes = {self.position.zobrist_hash(): 1}
         for m in moves:
-            self.position.push(m)
-            self.moves.append(m)
-            h = self.position.zobrist_hash()
-            self._hashes[h] = self._hashes.get(h, 0) + 1
+            self._record(m, None)
 
     @property
     def ply(self) -> int:
@@ -390,11 +387,7 @@ class Tracker:
                          and self.position.piece_at(d.to_sq) is None and evidence.visible[d.to_sq]]
                 alt = self._off_point_destination(dests, evidence, offsets)
                 if alt is not None and alt != m:
-                    ref = board_classes(self.position)
-                    board = ref.copy()
-                    board[alt.to_sq], board[alt.from_sq] = board[alt.from_sq], 0
-                    rescued = Explanation([alt], evidence.delta(ref, board), 0.0, board, [], misread=[alt.to_sq])
-                    ex = rescued
+                    rescued = ex = self._put_down_off_point(alt, evidence)
         if not ex.explains:
             rescued = self._vanished_piece_move(evidence, episode, offsets)
             if rescued is not None:
@@ -486,14 +479,7 @@ class Tracker:
             self.sync_detail = ()
         n = len(ex.moves)
         for i, m in enumerate(ex.moves):
-            color = self.position.turn
-            text = format_move(self.position, m, self.cfg.notation)
-            captured = self.position.piece_at(m.to_sq)
-            self.position.push(m)
-            self.moves.append(m)
-            self.move_times.append(last.t)
-            h = self.position.zobrist_hash()
-            self._hashes[h] = self._hashes.get(h, 0) + 1
+            color, text, captured, h = self._record(m, last.t)
             events.append(MoveEvent(last.t, self.ply, m.iccs(), side_name(color), text, self.position.fen(),
                                     last.frame_index, score=ex.score, inferred=(i < n - 1),
                                     capture=captured, t_hand_left=self._hand_left_time(),
@@ -503,6 +489,30 @@ class Tracker:
             elif self._hashes[h] == 1:
                 self._last_ruling = None   # a new position: any repetition stretch is over
         return events
+
+    def _record(self, m: Move, t: float | None) -> tuple[str, str, str | None, int]:
+        """Play m on the recorded game at video time t: (mover, notation, captured piece, new hash)."""
+        assert self.position is not None
+        color = self.position.turn
+        text = format_move(self.position, m, self.cfg.notation)
+        captured = self.position.piece_at(m.to_sq)
+        self.position.push(m)
+        self.moves.append(m)
+        self.move_times.append(t)
+        h = self.position.zobrist_hash()
+        self._hashes[h] = self._hashes.get(h, 0) + 1
+        return color, text, captured, h
+
+    def _unrecord(self) -> None:
+        """Take the last recorded ply back (a correction replaces it)."""
+        assert self.position is not None
+        h = self.position.zobrist_hash()
+        self._hashes[h] = self._hashes.get(h, 1) - 1
+        if self._hashes[h] <= 0:
+            del self._hashes[h]
+        self.position.pop()
+        self.moves.pop()
+        self.move_times.pop()
 
     def _hand_left_time(self) -> float | None:
         """Video time the last hand left (start of the clean settle window)."""
@@ -626,7 +636,6 @@ class Tracker:
         last rested next to; with neither, it is not a move."""
         assert self.position is not None
         from .episode import dwells
-        ref = board_classes(self.position)
         dests = self._vanished_moves(evidence)
         if not dests:
             return None
@@ -645,9 +654,15 @@ class Tracker:
                     break
         if choice is None:
             return None
-        board = ref.copy()
-        board[choice.to_sq], board[choice.from_sq] = board[choice.from_sq], 0
-        return Explanation([choice], evidence.delta(ref, board), 0.0, board, [], misread=[choice.to_sq])
+        return self._put_down_off_point(choice, evidence)
+
+    def _put_down_off_point(self, move: Move, evidence: Evidence) -> Explanation:
+        """`move` as the explanation of a settle whose destination reads empty (the disc lies
+        off the point): the destination's reading is a known misread, not a contradiction."""
+        assert self.position is not None
+        ref = board_classes(self.position)
+        board = apply_move(ref, move)
+        return Explanation([move], evidence.delta(ref, board), 0.0, board, [], misread=[move.to_sq])
 
     def _unexplained(self, ex: Explanation, evidence: Evidence, last: _Frame, episode: Episode) -> list[Event]:
         assert self.position is not None
@@ -761,18 +776,11 @@ class Tracker:
         events from the first of them), then accept what followed."""
         assert self.position is not None
         _, k, replacement, ex = found
-        times = self.move_times[-k:] if len(self.move_times) >= k else [last.t] * k
+        times = [last.t if t is None else t for t in self.move_times[-k:]]
         undone = self.moves[-k:]
         first = next(i for i, (a, b) in enumerate(zip(undone, replacement)) if a != b)
         for _ in range(k):
-            h = self.position.zobrist_hash()
-            self._hashes[h] = self._hashes.get(h, 1) - 1
-            if self._hashes[h] <= 0:
-                del self._hashes[h]
-            self.position.pop()
-            self.moves.pop()
-            if self.move_times:
-                self.move_times.pop()
+            self._unrecord()
         ply = self.ply + 1
         was, now = undone[first:], replacement[first:]
         events: list[Event] = [TrackingEvent(
@@ -783,14 +791,7 @@ class Tracker:
             extra={"ply": ply, "was": " ".join(m.iccs() for m in was), "now": " ".join(m.iccs() for m in now),
                    "frame": last.frame_index})]
         for m, t in zip(replacement, times):
-            color = self.position.turn
-            text = format_move(self.position, m, self.cfg.notation)
-            captured = self.position.piece_at(m.to_sq)
-            self.position.push(m)
-            self.moves.append(m)
-            self.move_times.append(t)
-            h = self.position.zobrist_hash()
-            self._hashes[h] = self._hashes.get(h, 0) + 1
+            color, text, captured, _ = self._record(m, t)
             events.append(MoveEvent(t, self.ply, m.iccs(), side_name(color), text, self.position.fen(),
                                     last.frame_index, score=ex.score, capture=captured, corrected=True))
         events.extend(self._accept(ex, last, episode))
