@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rules import Move, Position
+from rules.notation_common import KIND_NAMES
 
 from .episode import Dwell, Episode, Settled, away_from_camera, dwells, fingertips, reach
 from .events import Event, IncidentEvent, point_name
@@ -46,17 +47,13 @@ class IncidentConfig:
     between: float = 0.3       # settled offset magnitude that means "between points"
 
 
-_NAMES = {"K": "general", "A": "advisor", "B": "elephant", "N": "horse", "R": "chariot", "C": "cannon",
-          "P": "soldier"}
-
-
 def piece_label(letter: str) -> str:
     """'n' -> 'black horse (n)': readable for an arbiter, exact for a script."""
     colour = "red" if letter.isupper() else "black"
-    return f"{colour} {_NAMES.get(letter.upper(), letter)} ({letter})"
+    return f"{colour} {KIND_NAMES.get(letter.upper(), letter)} ({letter})"
 
 
-def _cheb(a: int, b: int) -> int:
+def king_steps(a: int, b: int) -> int:
     """Chebyshev distance between two points (king steps)."""
     return max(abs(a % 9 - b % 9), abs(a // 9 - b // 9))
 
@@ -92,17 +89,31 @@ class IncidentTracker:
             return False
         was_clear = before.empty_prob[p] < 0.1 and before.ref_prob[p] >= 0.5
         now_empty = after.empty_prob[p] >= self.cfg.faded_empty
-        hand_near = ep.occluded_frames[p] > 0 or any(_cheb(p, q) <= 2 for q in near)
+        hand_near = ep.occluded_frames[p] > 0 or any(king_steps(p, q) <= 2 for q in near)
         return bool(was_clear and now_empty and hand_near)
 
-    def mark_knocked(self, p: int) -> None:
-        """A knock the tracker reported itself (a piece gone from the board): not again
-        while its point stays empty."""
+    def knocked_off(self, t: float, ply: int, side: str, piece: str, p: int, disc_seen_near: bool,
+                    frames: dict[str, int]) -> IncidentEvent:
+        """A piece gone from point p that no legal move explains, a hand near it (the tracker
+        decides that): knocked, and not reported again while its point stays empty."""
         self._knocked_reported.add(p)
+        where = "pushed off its point" if disc_seen_near else "knocked off the board (no disc seen near its point)"
+        return IncidentEvent(t, ply, "knocked", side, [p],
+                             f"{piece_label(piece)} on {point_name(p)} {where}; "
+                             f"the game goes on, the piece should be put back",
+                             frames=frames, extra={"off_board": not disc_seen_near})
 
-    def mark_between(self, p: int) -> None:
-        """A between-points incident the tracker reported itself (disc unreadable)."""
+    def put_down_between(self, t: float, ply: int, piece: str, p: int, offset: np.ndarray,
+                         frames: dict[str, int]) -> IncidentEvent:
+        """A moved piece the tracker recorded from a disc seen off the points (or from the
+        mover's rest, when the disc reads on no point): between points, reported once."""
         self._between_reported.add(p)
+        off = float(np.abs(offset).max())
+        how = (f"the disc is seen {off:.2f} spacings off the point" if off >= self.cfg.between * 0.5
+               else "the reader cannot see it on any point")
+        return IncidentEvent(t, ply, "between_points", "black" if piece.islower() else "red", [p],
+                             f"{piece_label(piece)} put down off the points near {point_name(p)} ({how})",
+                             frames=frames, extra={"offset": [round(float(v), 3) for v in offset]})
 
     def _shift(self, before: Settled, after: Settled, p: int) -> float:
         if not (before.visible[p] and after.visible[p]):
@@ -165,7 +176,7 @@ class IncidentTracker:
         for d in dwells(ep, side, self.cfg.dwell_s):
             if p in self._contacts(ep, d):
                 return d
-            if near is None and _cheb(d.point, p) <= 1 and self._covered_during(ep, d, p):
+            if near is None and king_steps(d.point, p) <= 1 and self._covered_during(ep, d, p):
                 near = d
         return near
 
@@ -232,7 +243,7 @@ class IncidentTracker:
                 # The last rest before the pick-up beside the victim, with its point under
                 # the hand, is that lift; earlier rests may still be touches.
                 first_victim = [i for i, d in enumerate(ds[:limit])
-                                if _cheb(d.point, m.to_sq) <= 1 and self._covered_during(ep, d, m.to_sq)][-1:]
+                                if king_steps(d.point, m.to_sq) <= 1 and self._covered_during(ep, d, m.to_sq)][-1:]
             if first_victim:
                 limit = first_victim[0]
         for d in ds[:limit]:

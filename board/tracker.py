@@ -409,17 +409,10 @@ class Tracker:
             events.extend(self._accept(ex, last, episode))
             if rescued is not None:
                 m = rescued.moves[0]
-                piece = self.position.piece_at(m.to_sq) or "?"
-                seen = np.abs(offsets[m.to_sq]).max() >= self.cfg.incidents.between * 0.5
-                how = (f"the disc is seen {np.abs(offsets[m.to_sq]).max():.2f} spacings off the point"
-                       if seen else "the reader cannot see it on any point")
-                events.append(IncidentEvent(
-                    last.t, self.ply, "between_points", side_name(BLACK if piece.islower() else RED), [m.to_sq],
-                    f"{incident_rules.piece_label(piece)} put down off the points near {point_name(m.to_sq)} ({how})",
-                    frames={"before": episode.before.frame_index, "during": episode.busiest_frame,
-                            "after": last.frame_index},
-                    extra={"offset": [round(float(v), 3) for v in offsets[m.to_sq]]}))
-                self.incidents.mark_between(m.to_sq)
+                events.append(self.incidents.put_down_between(
+                    last.t, self.ply, self.position.piece_at(m.to_sq) or "?", m.to_sq, offsets[m.to_sq],
+                    {"before": episode.before.frame_index, "during": episode.busiest_frame,
+                     "after": last.frame_index}))
         else:
             events.extend(self._unexplained(ex, evidence, last, episode))
         # The new settled reference: the legal position's placement, the readings' offsets.
@@ -575,18 +568,13 @@ class Tracker:
         side = max(counts, key=counts.get) if any(counts.values()) else side_name(self.position.turn)
         if counts["red"] == counts["black"]:
             side = side_name(self.position.turn)
-        self.incidents.mark_knocked(p)
-        near = [q for q in (p,) + tuple(_neighbours(p))
-                if evidence.visible[q] and np.abs(offsets[q]).max() >= self.cfg.incidents.between * 0.5
-                and evidence.observed()[q] == 0]
-        where = "pushed off its point" if near else "knocked off the board (no disc seen near its point)"
-        return IncidentEvent(last.t, self.ply, "knocked", side, [p],
-                             f"{incident_rules.piece_label(piece)} on {point_name(p)} {where}; "
-                             f"the game goes on, the piece should be put back",
-                             frames={"before": episode.before.frame_index,
-                                     "during": episode.busiest_frame if episode.busiest_frame >= 0 else episode.frame_start,
-                                     "after": last.frame_index},
-                             extra={"off_board": not near})
+        near = any(evidence.visible[q] and np.abs(offsets[q]).max() >= self.cfg.incidents.between * 0.5
+                   and evidence.observed()[q] == 0 for q in (p,) + tuple(_neighbours(p)))
+        return self.incidents.knocked_off(
+            last.t, self.ply, side, piece, p, near,
+            {"before": episode.before.frame_index,
+             "during": episode.busiest_frame if episode.busiest_frame >= 0 else episode.frame_start,
+             "after": last.frame_index})
 
     def _vanished_moves(self, evidence: Evidence) -> list[Move]:
         """Legal moves of a piece of the side to move that left its point and appears on
@@ -646,7 +634,7 @@ class Tracker:
             side = side_name(self.position.turn)
             rests = dwells(episode, side, self.cfg.incidents.dwell_s)
             for d in reversed(rests):
-                near = [m for m in dests if max(abs(m.to_sq % 9 - d.point % 9), abs(m.to_sq // 9 - d.point // 9)) <= 1]
+                near = [m for m in dests if incident_rules.king_steps(m.to_sq, d.point) <= 1]
                 if len(near) == 1:
                     choice = near[0]
                     break
