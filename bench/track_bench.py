@@ -136,9 +136,8 @@ def match(found: list[dict], planted: list[dict], ply_slack: int = 1) -> tuple[i
 
 def score(truth, events: list[dict]) -> dict:
     truth_moves = [m["iccs"] for m in truth.moves]
-    # the record as it finally stands: a "corrected" event re-states plies, the last word counts
-    final = {e["ply"]: e for e in events if e["type"] == "move"}
-    got = [final[p] for p in sorted(final)]
+    from board.journal import final_move_events
+    got = final_move_events(events)   # the record as it finally stands (corrections applied)
     correct = sum(1 for i, m in enumerate(truth_moves) if i < len(got) and got[i]["iccs"] == m)
     planted = [i for i in truth.incidents if i["kind"] != "arm_pass"]
     found = [e for e in events if e["type"] == "incident" and e["kind"] != "repetition"]

@@ -165,6 +165,13 @@ class RecordedGame:
     notation: str = "chinese"
 
 
+def final_move_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The move events of the record as it finally stands, in ply order: a correction
+    re-states plies with later move events, and the last word on a ply counts."""
+    final = {int(e.get("ply") or 0): e for e in events if e.get("type") == "move"}
+    return [final[p] for p in sorted(final)]
+
+
 def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
     """Rebuild the game recorded in DIR/events.jsonl (for --resume, review, PGN).
 

@@ -12,7 +12,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from .journal import EVENTS_NAME, atomic_write_text, read_events
+from .journal import EVENTS_NAME, atomic_write_text, final_move_events, read_events
 
 REVIEW_NAME = "review.html"
 
@@ -52,9 +52,7 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     """The review page's HTML for a list of journal events."""
     started = next((e for e in events if e.get("type") == "tracking" and e.get("status") in ("started",)), {})
     headers = started.get("headers") or {}
-    # the record as it finally stands: a correction re-states plies, the last word counts
-    final = {e.get("ply"): e for e in events if e.get("type") == "move"}
-    moves = [final[p] for p in sorted(final, key=lambda p: int(p or 0))]
+    moves = final_move_events(events)
     incidents = [e for e in events if e.get("type") == "incident"]
     end = next((e for e in reversed(events) if e.get("type") == "game_end"), None)
     title = " vs ".join(x for x in (headers.get("Red"), headers.get("Black")) if x) or "Recorded game"

@@ -26,8 +26,8 @@ def run_tracker(frames, profile: NoiseProfile | None = None, bumps=(), tracker: 
 
 def moves_of(events) -> list[str]:
     """The record as it finally stands (a correction re-states plies; the last word counts)."""
-    final = {e.ply: e.iccs for e in events if e.type == "move"}
-    return [final[p] for p in sorted(final)]
+    from board.journal import final_move_events
+    return [e["iccs"] for e in final_move_events([e.to_dict() for e in events if e.type == "move"])]
 
 
 def incidents_of(events) -> list:
