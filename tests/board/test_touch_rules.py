@@ -24,27 +24,7 @@ def _p(name: str) -> int:
 
 def _run(position: Position, move: str, stretches: list[tuple[list[str], float]]) -> list:
     """Play the hand's stretches (covered points, seconds) over one episode ending in `move`."""
-    classes = board_classes(position)
-    before = Settled(0.0, 0, classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90), empty_prob=np.zeros(90))
-    ep = Episode(0.04, 1, before)
-    ep.homography = TOP_DOWN
-    f = 1
-    probs = np.zeros((90, 15))
-    probs[np.arange(90), classes] = 1.0
-    for names, secs in stretches:
-        occ = np.zeros(90, bool)
-        occ[[_p(n) for n in names]] = True
-        for _ in range(int(round(secs * FPS))):
-            ep.update(f / FPS, f, occ, probs, np.zeros((90, 2)))
-            f += 1
-    m = Move.from_iccs(move)
-    after_pos = position.copy()
-    after_pos.push(m)
-    after_classes = board_classes(after_pos)
-    after = Settled(f / FPS, f, after_classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90),
-                    empty_prob=np.zeros(90))
-    ex = Explanation([m], 10.0, 10.0, after_classes, [])
-    return IncidentTracker().after_settle(ep, after, ex, position, 1)
+    return _settle(IncidentTracker(), position, move, stretches)
 
 
 def _touches(events) -> list:

@@ -184,24 +184,36 @@ def test_start_is_not_read_from_a_reader_that_has_not_looked_yet():
     assert moves_of(events) == ["e0f0"]
 
 
-def test_a_piece_put_down_between_points_is_recorded_at_once_from_the_disc_seen_off_the_point():
-    # the rook goes a0 -> a1 but is left 0.45 toward a2: the reader reads a1 (and a2) empty,
-    # and only the disc's offset says where it is; a0a1 and a0a2 are both legal
-    s = Script(seed=12).quiet(0.5)
+def _rook_left_between(seed: int, unsure_a2: bool = False) -> list:
+    """The rook goes a0 -> a1 but is left 0.45 toward a2: the reader reads a1 (and a2) empty,
+    and only the disc's offset says where it is; a0a1 and a0a2 are both legal. With
+    `unsure_a2` the other destination is a poorly lit point whose reading is unsure.
+    Returns the tracker's events."""
+    import numpy as np
+    from board.synth import observations
+    from board.explain import CLASS_LETTERS
+    s = Script(seed=seed).quiet(0.5)
     s.move("h2e2").quiet(0.6)
     s.move("h9g7").quiet(0.6)
     s.move("a0a1", place_offset=(0.0, 0.45)).quiet(0.8)
     s.move("b9c7").quiet(0.6)
-    import numpy as np
-    from board.synth import observations
+    rook_class = CLASS_LETTERS.index("R")
     tr, events = Tracker(), []
-    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=12, flicker=0.0))):
+    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=seed, flicker=0.0))):
         if np.abs(fr.offsets[9]).max() >= 0.4 and not obs.occluded[9]:
             # as the real reader: half a disc on each crop reads confidently empty
             obs.probs[9] = 0.001
             obs.probs[9, 0] = 1.0 - 0.014
+        if unsure_a2 and not obs.occluded[18]:
+            obs.probs[18] = 0.01
+            obs.probs[18, 0], obs.probs[18, rook_class] = 0.55, 0.32
         events.extend(tr.feed(obs))
     events.extend(tr.finish())
+    return events
+
+
+def test_a_piece_put_down_between_points_is_recorded_at_once_from_the_disc_seen_off_the_point():
+    events = _rook_left_between(12)
     assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
     rook = next(e for e in events if e.type == "move" and e.iccs == "a0a1")
     assert rook.t - rook.t_hand_left <= 0.3, "the move must not wait for the disc to be put right"
@@ -249,27 +261,8 @@ def test_the_side_to_moves_piece_swept_off_is_knocked_not_a_move_to_its_only_squ
 
 
 def test_a_disc_off_the_points_beats_a_destination_that_only_reads_unsure():
-    # as above, but the other legal destination (a2) is a poorly lit point whose reading is
-    # unsure: without the disc, a0a2 would win by a hair and the record go wrong from here on
-    s = Script(seed=13).quiet(0.5)
-    s.move("h2e2").quiet(0.6)
-    s.move("h9g7").quiet(0.6)
-    s.move("a0a1", place_offset=(0.0, 0.45)).quiet(0.8)
-    s.move("b9c7").quiet(0.6)
-    import numpy as np
-    from board.synth import observations
-    from board.explain import CLASS_LETTERS
-    rook_class = CLASS_LETTERS.index("R")
-    tr, events = Tracker(), []
-    for fr, obs in zip(s.frames, observations(s.frames, NoiseProfile(seed=13, flicker=0.0))):
-        if np.abs(fr.offsets[9]).max() >= 0.4 and not obs.occluded[9]:
-            obs.probs[9] = 0.001
-            obs.probs[9, 0] = 1.0 - 0.014
-        if not obs.occluded[18]:
-            obs.probs[18] = 0.01
-            obs.probs[18, 0], obs.probs[18, rook_class] = 0.55, 0.32
-        events.extend(tr.feed(obs))
-    events.extend(tr.finish())
+    # without the disc, a0a2 would win by a hair and the record go wrong from here on
+    events = _rook_left_between(13, unsure_a2=True)
     assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
     between = [e for e in incidents_of(events) if e.kind == "between_points"]
     assert [(e.ply, e.points) for e in between] == [(3, [9])]
