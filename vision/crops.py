@@ -100,6 +100,26 @@ def estimate_focal(homography: np.ndarray, image_size: tuple[int, int]) -> float
     return float(np.exp(wgt * np.log(f) + (1 - wgt) * np.log(default)))
 
 
+def plane_pose(homography: np.ndarray, image_size: tuple[int, int], focal: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The board homography decomposed as K [r1 r2 t]: (K, r1, r2, t), with K from `focal`
+    (estimated from the homography when None), the principal point at the image centre, and
+    the sign chosen so the board lies in front of the camera. r1, r2 are unit only on average
+    (the scale is the mean of their norms). Raises ValueError when no scale can be had."""
+    H = np.asarray(homography, dtype=np.float64)
+    w, h = image_size
+    f = float(focal) if focal else estimate_focal(H, image_size)
+    K = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
+    A = np.linalg.inv(K) @ H
+    lam = 0.5 * (np.linalg.norm(A[:, 0]) + np.linalg.norm(A[:, 1]))
+    if not np.isfinite(lam) or lam <= 0:
+        raise ValueError("homography has no usable scale (degenerate plane)")
+    A = A / lam
+    if A[2, 2] < 0:          # the board is in front of the camera
+        A = -A
+    return K, A[:, 0], A[:, 1], A[:, 2]
+
+
 def lift_homography(homography: np.ndarray, height: float, image_size: tuple[int, int],
                     focal: float | None = None) -> np.ndarray:
     """Homography of the plane `height` point spacings above the board (e.g. the disc tops).
@@ -112,15 +132,7 @@ def lift_homography(homography: np.ndarray, height: float, image_size: tuple[int
     H = _check_homography(homography)
     if height == 0:
         return H.copy()
-    w, h = image_size
-    f = float(focal) if focal else estimate_focal(H, image_size)
-    K = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
-    A = np.linalg.inv(K) @ H
-    lam = 0.5 * (np.linalg.norm(A[:, 0]) + np.linalg.norm(A[:, 1]))
-    A = A / lam
-    if A[2, 2] < 0:          # the board is in front of the camera
-        A = -A
-    r1, r2, t = A[:, 0], A[:, 1], A[:, 2]
+    K, r1, r2, t = plane_pose(H, image_size, focal)
     r3 = np.cross(r1, r2)
     r3 /= np.linalg.norm(r3)
     R = np.stack([r1, r2, r3], 1)

@@ -79,19 +79,11 @@ def camera_ground_point(homography: np.ndarray, image_size: tuple[int, int]) -> 
     From the plane homography and a focal length estimated from it (vision.crops). None when
     the decomposition fails. Used to tell which side of each disc shows its wall.
     """
-    from .crops import estimate_focal
-    H = np.asarray(homography, dtype=np.float64)
-    w, h = image_size
-    f = estimate_focal(H, image_size)
-    K = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
-    A = np.linalg.inv(K) @ H
-    lam = 0.5 * (np.linalg.norm(A[:, 0]) + np.linalg.norm(A[:, 1]))
-    if not np.isfinite(lam) or lam <= 0:
+    from .crops import plane_pose
+    try:
+        _, r1, r2, t = plane_pose(homography, image_size)
+    except ValueError:
         return None
-    A = A / lam
-    if A[2, 2] < 0:
-        A = -A
-    r1, r2, t = A[:, 0], A[:, 1], A[:, 2]
     R = np.stack([r1, r2, np.cross(r1, r2)], 1)
     c = -R.T @ t
     return c[:2], float(abs(c[2]))
@@ -313,30 +305,6 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
         seen = p[:, 0] < 0.35
         out[k[sub[seen]]] = fo[sub[seen]]
-    return out
-    probs = np.asarray(probs).reshape(len(idx), -1)
-    fit = fit_discs(image_bgr, homography, idx, height=height, radii=radii)
-    if fit_out is not None:
-        fit_out.append(fit)
-    empty = probs[:, 0] >= 0.5
-    # The model's offset is precise for small offsets and shrinks large ones 2-3x but keeps
-    # their direction; the fit measures large ones in full but can lock onto a ring or a
-    # shadow. Take the fit where both see the disc clearly off its point the same way.
-    model = out.copy()
-    mn = np.linalg.norm(model, axis=1)
-    fn = np.linalg.norm(fit.offsets, axis=1)
-    cos = (model * fit.offsets).sum(1) / np.maximum(mn * fn, 1e-9)
-    right_size = np.ones(len(idx), bool) if set_radius is None else \
-        np.abs(fit.radius - set_radius) <= RADIUS_TOLERANCE * set_radius
-    good = fit.found & right_size & ~empty & (fn >= BIG_OFFSET) & (mn >= MODEL_SHARE * fn) & (cos >= 0.8) & (fn >= mn)
-    out[good] = fit.offsets[good]
-    out[empty] = 0.0
-    near = empty & fit.found & right_size & (np.abs(fit.offsets).max(axis=1) >= 0.2)
-    if near.any() and classify is not None:
-        sub = np.flatnonzero(near)
-        p = np.asarray(classify(image_bgr, homography, idx[sub], fit.offsets[sub]))
-        seen = p[:, 0] < 0.35
-        out[sub[seen]] = fit.offsets[sub[seen]]
     return out
 
 

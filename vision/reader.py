@@ -173,6 +173,7 @@ class BoardReader:
         undistorted frame. `classify=False` runs geometry and hands only (no model needed)."""
         self.camera = camera
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
+        self._discs = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
         self.relock_every = max(1, relock_every)
         self.hands = HandDetector()
         self.lock: LockKeeper | None = None
@@ -215,8 +216,8 @@ class BoardReader:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
         from .disc import DiscMeter
         m = self._clf.model
-        if getattr(self, "_discs", None) is None:
-            self._discs = DiscMeter()   # learns this piece set's disc radius
+        if self._discs is None:
+            self._discs = DiscMeter()
 
         def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
             return m.predict(m.extract(img, h, offsets=off, points=pts.tolist()))
