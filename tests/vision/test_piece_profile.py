@@ -4,24 +4,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
 from calibration.piece_profile import PieceProfileError, PieceSetProfile, adapt_classifier
 from vision.classifier import PieceClassifier
-from vision.crops import disc_to_point_crop, extract_point_crops
 from vision.observation import CLASSES
 
 HOLDOUT = Path(__file__).resolve().parents[1] / "data" / "real_crops_holdout"
 START_COUNTS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
-
-
-def _square(img: np.ndarray) -> np.ndarray:
-    h, w = img.shape[:2]
-    s = max(h, w)
-    t, l = (s - h) // 2, (s - w) // 2
-    return cv2.copyMakeBorder(img, t, s - h - t, l, s - w - l, cv2.BORDER_REPLICATE)
 
 
 def lamp(crops: np.ndarray) -> np.ndarray:
@@ -39,13 +30,9 @@ def clf() -> PieceClassifier:
 
 @pytest.fixture(scope="module")
 def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    crops, labels, groups = [], [], []
-    for line in open(HOLDOUT / "labels.jsonl", encoding="utf-8"):
-        r = json.loads(line)
-        im = cv2.imread(str(HOLDOUT / r["image"]), cv2.IMREAD_COLOR)
-        crops.append(disc_to_point_crop(_square(im), size=48, fill=0.9))
-        labels.append(CLASSES.index(r["piece"]))
-        groups.append(r["source_photo_group"])
+    from training.evaluate import load_holdout
+    held_crops, held_labels, held_groups = load_holdout(HOLDOUT)
+    crops, labels, groups = list(held_crops), list(held_labels), list(held_groups)
     # empty points: rendered boards with no pieces near them
     import sim
     empties = []
