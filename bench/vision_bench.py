@@ -96,18 +96,19 @@ def bench_photo(n: int, classify: bool, model: str | None = None, repeat: int = 
         res: dict[str, tuple[list, list, list]] = {k: ([], [], []) for k in ("finding", "classification", "total")}
         for img in imgs:
             per: dict[str, list[float]] = {k: [] for k in res}
-            for _ in range(repeat):
-                fit, w, c = _timed(find_lattice, img)
-                res["finding"][0].append(w); res["finding"][1].append(c); per["finding"].append(c)
-                if classify:
-                    clf = _shared_classify(model, None)
-                    h = orient(fit.homography)
 
-                    _, w, c = _timed(clf.run, img, h)
-                    res["classification"][0].append(w); res["classification"][1].append(c)
-                    per["classification"].append(c)
-                    _, w, c = _timed(read_image, img, model)
-                    res["total"][0].append(w); res["total"][1].append(c); per["total"].append(c)
+            def timed(part: str, fn, *a):
+                out, w, c = _timed(fn, *a)
+                res[part][0].append(w)
+                res[part][1].append(c)
+                per[part].append(c)
+                return out
+
+            for _ in range(repeat):
+                fit = timed("finding", find_lattice, img)
+                if classify:
+                    timed("classification", _shared_classify(model, None).run, img, orient(fit.homography))
+                    timed("total", read_image, img, model)
             for k in res:
                 if per[k]:
                     res[k][2].append(min(per[k]))
