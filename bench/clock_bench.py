@@ -33,7 +33,7 @@ from firmware_bridge import ClockEvent, ClockLink  # noqa: E402
 
 def start_emulator(tmp: Path, *args: str) -> tuple[subprocess.Popen, str, Path]:
     log = tmp / "emu.jsonl"
-    cmd = [sys.executable, "-m", "firmware_bridge", "clock-emulator", "--quiet", "--log", str(log), *args]
+    cmd = [sys.executable, "-m", "app.commands.clock", "clock-emulator", "--quiet", "--log", str(log), *args]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

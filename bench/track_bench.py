@@ -2,7 +2,7 @@
 
 Two modes over sim clips (exact truth):
   synth  the tracker alone, on readings synthesised from the truth with a
-         realistic reader's faults (board.synth): isolates the tracker's logic.
+         realistic reader's faults (tests/support/synth.py): isolates the tracker's logic.
   video  the real pipeline: the clip's video decoded by OpenCV, vision.BoardReader,
          the tracker. Speed is measured here, on one core (threads pinned to 1).
 
@@ -36,6 +36,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # synth: reader output from sim truth
 
 CACHE = Path(os.environ.get("XQTRACK_BENCH_CACHE", str(Path.home() / ".cache" / "xqtrack-bench")))
 
@@ -136,7 +137,7 @@ def match(found: list[dict], planted: list[dict], ply_slack: int = 1) -> tuple[i
 
 def score(truth, events: list[dict]) -> dict:
     truth_moves = [m["iccs"] for m in truth.moves]
-    from board.journal import final_move_events
+    from runtime.journal import final_move_events
     got = final_move_events(events)   # the record as it finally stands (corrections applied)
     correct = sum(1 for i, m in enumerate(truth_moves) if i < len(got) and got[i]["iccs"] == m)
     planted = [i for i in truth.incidents if i["kind"] != "arm_pass"]
@@ -153,7 +154,7 @@ def score(truth, events: list[dict]) -> dict:
 
 
 def run_synth(truth, noise_seed: int) -> tuple[list[dict], float]:
-    from board.synth import NoiseProfile, bump_frames, observations, start_fen_of
+    from synth import NoiseProfile, bump_frames, observations, start_fen_of
     from board.tracker import Tracker
 
     tr = Tracker(start_fen=start_fen_of(truth))
@@ -169,9 +170,9 @@ def run_synth(truth, noise_seed: int) -> tuple[list[dict], float]:
 def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, float]:
     import cv2
     cv2.setNumThreads(1)
-    from board.recorder import Recorder
-    from board.sources import FrameSource
-    from board.synth import start_fen_of
+    from runtime.recorder import Recorder
+    from runtime.sources import FrameSource
+    from synth import start_fen_of
     from vision import BoardReader
 
     import shutil
@@ -192,7 +193,7 @@ def run_hybrid(clip_dir: Path, truth, noise_seed: int = 1) -> list[dict]:
     import cv2
     cv2.setNumThreads(1)
     import numpy as np
-    from board.synth import NoiseProfile, observations, start_fen_of
+    from synth import NoiseProfile, observations, start_fen_of
     from board.tracker import Tracker
     from vision import BoardReader
 

@@ -1,4 +1,8 @@
-"""xqtrack board part: the tracked game — observations + rules + clock → moves, incidents, records.
+"""xqtrack board part: the tracked game — observations + rules + clock presses → moves, incidents, events.
+
+Pure: no files, frames, sockets or subprocesses. Of vision it knows only the Observation contract
+(`vision/observation.py`); the runtime (`runtime/`) feeds it and writes what it reports, the app
+(`app/`) wires the command line.
 
 Modules (each one job):
   tracker    Tracker(start=None | Position, start_fen=, moves=, read_start=False).feed(obs) -> [events]
@@ -8,17 +12,9 @@ Modules (each one job):
   incidents  touch_move_other, retouch, between_points, knocked, illegal_move (rules on episodes)
   clockref   clock presses vs moves: clock_no_press, clock_two_moves, clock_press_no_move
   events     MoveEvent, IncidentEvent, TrackingEvent (.to_dict() = one journal line)
-  journal    Journal(dir).write(event) (flushed + fsync'd), load_game(dir), write_game_pgn (atomic)
-  review     write_review(dir) -> DIR/review.html (offline, self-contained)
-  evidence   EvidenceStore: before/during/after JPEGs in DIR/evidence/
-  sources    FrameSource(spec): video file, camera index or stream URL; SourceError / SourceLost
-  recorder   Recorder(out_dir, reader=BoardReader(), clock=ClockLink|None, ...).run(frames)
-  synth      observations(frames_truth, NoiseProfile) — readings from sim truth (tests, bench)
-  console    progress bar (files), live board view (cameras, streams)
-  commands   `xqtrack record SOURCE --out DIR [--clock PORT] [--start-fen FEN | --read-start] [--resume]`
-             and `xqtrack demo [--out DIR]`
 
-Journal lines (DIR/events.jsonl) all carry t (source seconds), wall (UTC ISO-8601), type, ply:
+Journal lines (written by runtime/journal.py to DIR/events.jsonl) all carry t (source seconds),
+wall (UTC ISO-8601), type, ply:
   move      iccs, side (red|black), notation, fen, frame, score, [inferred], [capture], [clock_ms]
   incident  kind, side, points (ICCS), detail, frames {before, during, after}, evidence {role: path}
   tracking  status: started (fen, headers, notation) | resumed | board_lost | board_found |

@@ -47,3 +47,22 @@ class Observation:
     def board_string(self) -> str:
         """The most likely class per point as 90 characters (index order)."""
         return "".join(CLASSES[i] for i in np.argmax(self.probs, axis=1))
+
+
+def board_fen(board: str) -> str:
+    """90 characters in point-index order (rank 0 first, '.' empty) -> FEN board part (rank 9 first)."""
+    if len(board) != 90:
+        raise ValueError(f"board must have 90 characters, got {len(board)}")
+    rows = []
+    for r in range(9, -1, -1):
+        row, empty = "", 0
+        for ch in board[r * 9:(r + 1) * 9]:
+            if ch == ".":
+                empty += 1
+            else:
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += ch
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows)

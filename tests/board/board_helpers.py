@@ -7,11 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-
-
-
-from board.synth import NoiseProfile, observations  # noqa: E402
+from synth import NoiseProfile, observations  # noqa: E402
 from board.tracker import Tracker  # noqa: E402
 
 
@@ -26,7 +22,7 @@ def run_tracker(frames, profile: NoiseProfile | None = None, bumps=(), tracker: 
 
 def moves_of(events) -> list[str]:
     """The record as it finally stands (a correction re-states plies; the last word counts)."""
-    from board.journal import final_move_events
+    from runtime.journal import final_move_events
     return [e["iccs"] for e in final_move_events([e.to_dict() for e in events if e.type == "move"])]
 
 

@@ -9,14 +9,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 
 from board_helpers import FakeFrame  # noqa: E402
 from board_scenario import Script  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from board.recorder import Recorder  # noqa: E402
-from board.synth import NoiseProfile, observations  # noqa: E402
+from runtime.recorder import Recorder  # noqa: E402
+from synth import NoiseProfile, observations  # noqa: E402
 
 
 def game() -> Script:

@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from board.recorder import Recorder, RecordError
-from board.sources import FrameSource, SourceError, SourceLost
-from board.synth import NoiseProfile, observations
+from runtime.recorder import Recorder, RecordError
+from runtime.sources import FrameSource, SourceError, SourceLost
+from synth import NoiseProfile, observations
 from rules.pgn import read_pgn
 
 from board_helpers import FakeFrame, ObservationReader
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def xqtrack(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "board.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=str(ROOT))
 
 

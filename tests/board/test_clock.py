@@ -5,8 +5,8 @@ import numpy as np
 
 from board.clockref import ClockReferee
 from board.events import MoveEvent
-from board.recorder import Recorder
-from board.synth import NoiseProfile, observations
+from runtime.recorder import Recorder
+from synth import NoiseProfile, observations
 from firmware_bridge.link import ClockEvent
 from rules.pgn import read_pgn
 
@@ -126,7 +126,7 @@ def test_recording_with_the_clock_emulator_on_a_real_pty(tmp_path):
     root = Path(__file__).resolve().parent.parent.parent
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    emu = subprocess.Popen([sys.executable, "-m", "board.cli", "clock-emulator", "--quiet"], stdin=subprocess.PIPE,
+    emu = subprocess.Popen([sys.executable, "-m", "app.cli", "clock-emulator", "--quiet"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True, cwd=str(root))
     try:
         pty = emu.stdout.readline().strip()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from board.journal import Journal, load_game, read_events, write_game_pgn
-from board.review import write_review
+from runtime.journal import Journal, load_game, read_events, write_game_pgn
+from runtime.review import write_review
 from rules import Move
 from rules.pgn import read_pgn
 

@@ -37,7 +37,7 @@ def test_record_a_rendered_clip(clip, tmp_path):
     fen = f"{truth.start_fen.split()[0]} {side} - - 0 1"
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-m", "board.cli", "record", str(d / "clip.mp4"), "--out", str(out),
+    r = subprocess.run([sys.executable, "-m", "app.cli", "record", str(d / "clip.mp4"), "--out", str(out),
                         "--start-fen", fen, "--quiet"], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     expected = [m["iccs"] for m in truth.moves]

@@ -3,7 +3,7 @@
 tests/data/board/truth_*.json.gz are sim ClipTruth records (made by
 `python bench/track_bench.py --make-truth`; seeds 9101.. were never used while
 developing the tracker). The readings are degraded as a real reader's would
-be (board.synth), with two noise seeds per clip.
+be (tests/support/synth.py), with two noise seeds per clip.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from board.synth import NoiseProfile, bump_frames, start_fen_of
+from synth import NoiseProfile, bump_frames, start_fen_of
 from board.tracker import Tracker
 from sim import ClipTruth
 

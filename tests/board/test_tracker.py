@@ -1,9 +1,9 @@
-"""Tracker state machine on scripted truth turned into degraded readings (board.synth)."""
+"""Tracker state machine on scripted truth turned into degraded readings (tests/support/synth.py)."""
 from __future__ import annotations
 
 import pytest
 
-from board.synth import NoiseProfile
+from synth import NoiseProfile
 from board.tracker import Tracker
 from rules import Position
 
@@ -143,7 +143,7 @@ def test_repetition_ruled():
 def test_a_reader_that_keeps_misreading_one_point_does_not_derail_the_game():
     """The cannon that arrives on e2 is read as a chariot, and a0 as a black chariot,
     every frame: the moves are still found (the board around them is what counts)."""
-    from board.synth import observations
+    from synth import observations
     import numpy as np
     s = Script(seed=14).quiet(0.5)
     for m in ("h2e2", "h9g7", "h0g2", "i9h9", "e2e6"):
@@ -167,7 +167,7 @@ def test_a_reader_that_keeps_misreading_one_point_does_not_derail_the_game():
 
 
 def test_start_is_not_read_from_a_reader_that_has_not_looked_yet():
-    from board.synth import observations
+    from synth import observations
     import numpy as np
     fen = "4k4/9/9/9/9/9/9/9/4A4/3AK4 w - - 0 1"
     s = Script(fen=fen, seed=15).quiet(1.0)
@@ -190,7 +190,7 @@ def _rook_left_between(seed: int, unsure_a2: bool = False) -> list:
     `unsure_a2` the other destination is a poorly lit point whose reading is unsure.
     Returns the tracker's events."""
     import numpy as np
-    from board.synth import observations
+    from synth import observations
     from board.explain import CLASS_LETTERS
     s = Script(seed=seed).quiet(0.5)
     s.move("h2e2").quiet(0.6)
@@ -272,7 +272,7 @@ def _glare_game():
     """The rook goes a0 -> a1, but until black's reply the reader sees a1 badly (glare) and a2
     as a rook, so a0a2 is recorded first. Returns the script and its observations."""
     import numpy as np
-    from board.synth import observations
+    from synth import observations
     from board.explain import CLASS_LETTERS
     s = Script(seed=14).quiet(0.5)
     s.move("h2e2").quiet(0.6)
@@ -310,8 +310,8 @@ def test_a_move_recorded_wrong_is_corrected_when_the_board_shows_otherwise():
 
 
 def test_the_recorder_writes_a_correction_to_the_journal_and_the_pgn(tmp_path):
-    from board.journal import load_game
-    from board.recorder import Recorder
+    from runtime.journal import load_game
+    from runtime.recorder import Recorder
     from rules.pgn import read_pgn
     _, obs_list = _glare_game()
     rec = Recorder(tmp_path, evidence=False)

@@ -15,7 +15,7 @@ class Emulator:
     def __init__(self, tmp: Path, *args: str, link: bool = True, link_path: str | None = None, stdin=None) -> None:
         self.link = link_path or (str(tmp / "clock") if link else None)
         self.log = tmp / "emulator.jsonl"
-        cmd = [sys.executable, "-m", "firmware_bridge", "clock-emulator", "--quiet", "--log", str(self.log)]
+        cmd = [sys.executable, "-m", "app.commands.clock", "clock-emulator", "--quiet", "--log", str(self.log)]
         if self.link:
             cmd += ["--link", self.link]
         cmd += list(args)

@@ -180,7 +180,7 @@ def test_bad_script_line_is_reported(tmp_path):
     script = tmp_path / "bad.txt"
     script.write_text("100 red\nsoon black\n", encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "board.cli", "clock-emulator", "--script", str(script)],
+        [sys.executable, "-m", "app.cli", "clock-emulator", "--script", str(script)],
         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 1
@@ -190,7 +190,7 @@ def test_bad_script_line_is_reported(tmp_path):
 def test_clock_monitor_prints_json_lines(start_emulator):
     emu = start_emulator("--presses", "3", "--interval", "100", "--start-ms", "300")
     proc = subprocess.run(
-        [sys.executable, "-m", "board.cli", "clock-monitor", emu.path, "--count", "3", "--counters"],
+        [sys.executable, "-m", "app.cli", "clock-monitor", emu.path, "--count", "3", "--counters"],
         capture_output=True, text=True, timeout=30, env=dict(os.environ), stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stderr
@@ -203,7 +203,7 @@ def test_clock_monitor_prints_json_lines(start_emulator):
 
 def test_clock_monitor_missing_port_is_one_line_error(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "board.cli", "clock-monitor", str(tmp_path / "ttyNONE")],
+        [sys.executable, "-m", "app.cli", "clock-monitor", str(tmp_path / "ttyNONE")],
         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 1

@@ -18,7 +18,7 @@ GBK_FILES = sorted((DATA / "games" / "pgn_chinese_gbk").glob("*.PGN"))
 
 def xqtrack(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "board.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, timeout=60)
 
 

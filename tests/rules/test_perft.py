@@ -40,10 +40,10 @@ def test_perft_small_depths_and_divide():
 
 
 def test_perft_command_prints_bare_count_last():
-    out = subprocess.run([sys.executable, "-m", "board.cli", "perft", START_FEN, "2"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "app.cli", "perft", START_FEN, "2"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "1920"
-    bad = subprocess.run([sys.executable, "-m", "board.cli", "perft", "rnbakabnr/9 w", "2"], cwd=ROOT,
+    bad = subprocess.run([sys.executable, "-m", "app.cli", "perft", "rnbakabnr/9 w", "2"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "2 ranks" in bad.stderr and "Traceback" not in bad.stderr

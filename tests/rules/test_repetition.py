@@ -259,7 +259,7 @@ def test_move_classification_is_colour_symmetric_and_pure(seed, plies):
 # ------------------------------------------------------------------ the command
 def xqtrack(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "board.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, timeout=120)
 
 

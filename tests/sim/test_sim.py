@@ -262,7 +262,7 @@ def test_bad_specs_are_refused_clearly():
 
 
 def test_cli_random_clip_and_errors(tmp_path, capsys):
-    from board.cli import main
+    from app.cli import main
 
     assert main(["sim", "--random", "1", "--out", str(tmp_path / "c"), "--width", "320", "--height", "180",
                  "--incidents", "[]", "--look", LOOKS[1]]) == 0

@@ -69,10 +69,10 @@ def test_calibrate_camera_command(tmp_path):
         paths.append(str(tmp_path / f"v{i}.png"))
         cv2.imwrite(paths[-1], img)
     out = tmp_path / "camera.json"
-    r = subprocess.run([sys.executable, "-m", "board.cli", "calibrate", "camera", *paths, "--pattern", "9x6",
+    r = subprocess.run([sys.executable, "-m", "app.cli", "calibrate", "camera", *paths, "--pattern", "9x6",
                         "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert out.is_file() and "reprojection error" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "board.cli", "calibrate", "camera", paths[0], "--out", str(out)],
+    r = subprocess.run([sys.executable, "-m", "app.cli", "calibrate", "camera", paths[0], "--out", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "need 4" in r.stderr

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision import geometry as geo
-from vision.commands import board_fen
+from vision.observation import board_fen
 from vision.reader import red_evidence_from_probs
 from vision.observation import CLASSES
 

@@ -14,7 +14,7 @@ START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
 
 
 def _xq(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "board.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
 
 
@@ -25,7 +25,7 @@ def _agree(a: str, b: str) -> float:
 # Piece identity is the classifier's job (tests/vision/test_classifier_model.py holds its
 # accuracy bars); these tests check the read path around it: geometry, orientation, output.
 def test_read_start_position_json(vsim, tmp_path):
-    from vision.commands import board_fen
+    from vision.observation import board_fen
     img, truth = vsim.still(105, look="cloth", tilt=5, azimuth=135, fen=START)
     path = tmp_path / "board.png"
     cv2.imwrite(str(path), img)

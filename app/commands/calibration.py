@@ -19,7 +19,7 @@ def _pattern(text: str) -> tuple[int, int]:
 def _camera(args: argparse.Namespace) -> int:
     import cv2
 
-    from .camera import calibrate
+    from calibration.camera import calibrate
 
     images, names = [], []
     for path in args.images:

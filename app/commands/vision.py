@@ -7,31 +7,13 @@ import os
 import sys
 
 
-def board_fen(board: str) -> str:
-    """90 characters in point-index order (rank 0 first, '.' empty) -> FEN board part (rank 9 first)."""
-    if len(board) != 90:
-        raise ValueError(f"board must have 90 characters, got {len(board)}")
-    rows = []
-    for r in range(9, -1, -1):
-        row, empty = "", 0
-        for ch in board[r * 9:(r + 1) * 9]:
-            if ch == ".":
-                empty += 1
-            else:
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                row += ch
-        rows.append(row + (str(empty) if empty else ""))
-    return "/".join(rows)
-
-
 def _read(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from .locate import BoardNotFoundError
-    from .reader import read_image
+    from vision.locate import BoardNotFoundError
+    from vision.reader import read_image
+    from vision.observation import board_fen
 
     path = args.image
     if not os.path.isfile(path):

@@ -50,7 +50,7 @@ def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
         raise RuntimeError(f"the clock link is not available: {exc}") from None
     kwargs = {}
     if resume and out_dir:
-        from .journal import EVENTS_NAME, read_events
+        from runtime.journal import EVENTS_NAME, read_events
         path = Path(out_dir) / EVENTS_NAME
         if path.exists():
             events, _ = read_events(path)
@@ -63,9 +63,9 @@ def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
 
 
 def _record(args: argparse.Namespace) -> int:
-    from .console import LiveView, ProgressBar
-    from .recorder import Recorder
-    from .sources import FrameSource
+    from runtime.console import LiveView, ProgressBar
+    from runtime.recorder import Recorder
+    from runtime.sources import FrameSource
 
     if args.start_fen and args.resume:
         raise ValueError("--start-fen and --resume cannot be used together (the journal holds the position)")
@@ -133,8 +133,8 @@ def sample_clip() -> Path:
 def _demo(args: argparse.Namespace) -> int:
     import json
 
-    from .recorder import Recorder
-    from .sources import FrameSource
+    from runtime.recorder import Recorder
+    from runtime.sources import FrameSource
 
     clip = sample_clip()
     out = Path(args.out) if args.out else Path.cwd() / time.strftime("xqtrack-demo-%Y%m%d-%H%M%S")

@@ -72,8 +72,8 @@ def _load_game(path: Path, game_id: str | None, number: int) -> tuple[str | None
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import LOOKS, ClipSpec, write_clip
-    from .gallery import write_gallery
+    from sim import LOOKS, ClipSpec, write_clip
+    from sim.gallery import write_gallery
 
     if args.look is not None and args.look not in LOOKS:
         raise ValueError(f"unknown look {args.look!r}: choose one of {', '.join(LOOKS)}")

@@ -1,4 +1,7 @@
-"""Sub-commands of `xqtrack` owned by the firmware_bridge part: clock-emulator, clock-monitor."""
+"""Sub-commands of `xqtrack` for the clock link (firmware_bridge): clock-emulator, clock-monitor.
+
+`python -m app.commands.clock clock-emulator ...` runs the same without loading the other parts
+(vision, sim) — quicker for scripts and tests."""
 from __future__ import annotations
 
 import argparse
@@ -54,8 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_emulator(args: argparse.Namespace) -> int:
-    from .emulator import Faults, PtyEmulator, generated_presses, parse_script
-    from .tcspec import parse_time_control
+    from firmware_bridge.emulator import Faults, PtyEmulator, generated_presses, parse_script
+    from firmware_bridge.tcspec import parse_time_control
 
     for name in ("drop", "corrupt"):
         if not 0.0 <= getattr(args, name) < 1.0:
@@ -89,8 +92,8 @@ def _run_emulator(args: argparse.Namespace) -> int:
 
 
 def _run_monitor(args: argparse.Namespace) -> int:
-    from .link import ClockLink
-    from .tcspec import parse_time_control
+    from firmware_bridge.link import ClockLink
+    from firmware_bridge.tcspec import parse_time_control
 
     out_lock = threading.Lock()
     done = threading.Event()
@@ -129,3 +132,10 @@ def _run_monitor(args: argparse.Namespace) -> int:
         if args.counters:
             emit({"type": "counters", **link.error_counts()})
     return 0
+
+
+if __name__ == "__main__":
+    import sys as _sys
+
+    from app.cli import main as _main
+    _sys.exit(_main(modules=("app.commands.clock",), prog="python -m app.commands.clock"))

@@ -17,9 +17,9 @@ from typing import Any, Callable, Iterable
 
 from rules import Move, Position
 
-from .events import Event, IncidentEvent, MoveEvent, TrackingEvent
+from board.events import Event, IncidentEvent, MoveEvent, TrackingEvent
 from .journal import EVENTS_NAME, Journal, JournalError, load_game, write_game_pgn
-from .tracker import Tracker, TrackerConfig
+from board.tracker import Tracker, TrackerConfig
 
 
 class RecordError(RuntimeError):
@@ -106,7 +106,7 @@ class Recorder:
         self.clock_queue: "queue.Queue[Any]" = queue.Queue()
         self.referee = None
         if clock is not None:
-            from .clockref import ClockReferee
+            from board.clockref import ClockReferee
             self.referee = ClockReferee()
             clock.subscribe(self.clock_queue.put)
         self.evidence = None
@@ -193,7 +193,7 @@ class Recorder:
     # ------------------------------------------------------------------ loop
     def run(self, frames: Iterable[Any], *, progress: Callable[[int, int], None] | None = None,
             live_view: Callable[[str], None] | None = None) -> RecordSummary:
-        """Process frames (board.sources.Frame-like: image, t, index) until they end."""
+        """Process frames (runtime.sources.Frame-like: image, t, index) until they end."""
         from .evidence import EvidenceStore
 
         if self.reader is None:

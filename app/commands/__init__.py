@@ -1,0 +1,1 @@
+"""Sub-commands of `xqtrack`, one module per part; each exposes `register(subparsers)`."""
