@@ -168,10 +168,22 @@ class BoardReader:
     """Video reader: keeps the board lock, sees hands, reclassifies only what changed."""
 
     def __init__(self, model_path: str | None = None, profile: "PieceSetProfile | None" = None,
-                 relock_every: int = 3, classify: bool = True, camera: "CameraIntrinsics | None" = None) -> None:
+                 relock_every: int = 3, classify: bool = True, camera: "CameraIntrinsics | None" = None,
+                 search_share: float | None = None) -> None:
         """`camera`: optional lens intrinsics; frames are undistorted first and poses refer to the
-        undistorted frame. `classify=False` runs geometry and hands only (no model needed)."""
+        undistorted frame. `classify=False` runs geometry and hands only (no model needed).
+
+        `search_share`: for live sources, the most of each second of frames that a board search
+        (about 0.1 s on a board, up to 1 s on a frame with no board) may take while no board is
+        locked; a camera that shows no board then still keeps up with real time. None (files):
+        search every `relock_every` frames, so a file's run never depends on the machine's speed."""
+        if search_share is not None and not 0.0 < search_share <= 1.0:
+            raise ValueError(f"search_share must be in (0, 1], got {search_share}")
         self.camera = camera
+        self.search_share = search_share
+        self._next_search_t: float | None = None   # frame time before which no search is started (live)
+        self.searches = 0
+        self.search_s = 0.0                         # wall seconds spent searching for the board
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self._discs = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
         self.relock_every = max(1, relock_every)
@@ -212,6 +224,23 @@ class BoardReader:
             self.dirty[:] = True
         return True
 
+    def _search_due(self, t: float) -> bool:
+        if self.search_share is None:
+            return self._lost_frames % self.relock_every == 0
+        return self._next_search_t is None or t >= self._next_search_t
+
+    def _timed_acquire(self, frame: np.ndarray, t: float) -> bool:
+        """A board search, its cost counted: the next one waits cost / search_share of frame time."""
+        import time as _time
+        start = _time.perf_counter()
+        found = self._acquire(frame)
+        cost = _time.perf_counter() - start
+        self.searches += 1
+        self.search_s += cost
+        if self.search_share is not None:
+            self._next_search_t = t + cost / self.search_share
+        return found
+
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
         from .disc import DiscMeter
@@ -241,7 +270,7 @@ class BoardReader:
                 self.lock = None
                 self._lost_frames = 0
         if self.lock is None:
-            if self._lost_frames % self.relock_every == 0 and self._acquire(frame_bgr):
+            if self._search_due(t) and self._timed_acquire(frame_bgr, t):
                 self._lost_frames = 0
             else:
                 self._lost_frames += 1
