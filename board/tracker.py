@@ -64,6 +64,7 @@ class TrackerConfig:
     offset_wobble: float = 0.12      # disc offset change that breaks a settle window
     correct_plies: int = 2           # how far back a recorded move may be found wrong and replaced
     notation: str = "chinese"
+    repetition_rules: str = "cn"     # 棋例 ruleset for repetition rulings: "cn" or "axf" (rules.rulesets)
     explain: ExplainConfig = field(default_factory=ExplainConfig)
     incidents: incident_rules.IncidentConfig = field(default_factory=incident_rules.IncidentConfig)
 
@@ -516,7 +517,7 @@ class Tracker:
 
     def _repetition(self, last: _Frame) -> list[Event]:
         from rules.repetition import adjudicate
-        ruling = adjudicate(self.start_fen, list(self.moves))
+        ruling = adjudicate(self.start_fen, list(self.moves), rules=self.cfg.repetition_rules)
         if ruling.ruling == "none":
             self._last_ruling = None
             return []

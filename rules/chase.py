@@ -55,6 +55,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.move import Move
+from rules.rulesets import CN, Ruleset
 from rules.squares import BLACK, RED, SQUARE_NAMES
 
 CHECK = "check"
@@ -122,6 +123,7 @@ class MoveClass:
     mate_threat: bool = False
     gives_check: bool = False
     note: str = ""
+    reason: str = ""
 
     @property
     def chinese(self) -> str:
@@ -193,12 +195,14 @@ def _opponent_mates_at_once(position, budget: _Budget) -> bool:
     return False
 
 
-def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None) -> dict[tuple[int, int], ChasePair]:
+def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None, *,
+                   pinned_piece_chases: bool = True) -> dict[tuple[int, int], ChasePair]:
     """Every (attacker square, victim square) where `attacker_colour` could win the victim.
 
     `position` may have either side to move; the question is asked as if `attacker_colour` were
     to move. Generals and soldiers are never attackers; generals and uncrossed soldiers never
-    victims (see the module docstring for the full reading).
+    victims (see the module docstring for the full reading). With `pinned_piece_chases` False
+    (the AXF reading) a piece that shields its own general attacks nothing.
     """
     if budget is None:
         budget = _Budget(MATE_THREAT_NODE_BUDGET)
@@ -220,6 +224,8 @@ def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None
             akind = attacker.lower()
             if akind in ("k", "p"):
                 continue
+            if not pinned_piece_chases and is_pinned(pos, asq):
+                continue  # AXF: a piece held in place by a pin does not chase (rule 19, D63-66)
             capture = Move(asq, vsq)
             if not _capture_is_legal(pos, capture, attacker_colour, standing_checkers):
                 continue  # pinned attacker, or the capture would face the generals
@@ -240,6 +246,41 @@ def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None
                 pos.pop()
             result[(asq, vsq)] = ChasePair(asq, vsq, attacker, victim, why)
     return result
+
+
+def board_without(position, sq: int):
+    """A copy of `position` with the piece on `sq` lifted off (same side to move)."""
+    from rules.position import Position
+
+    rows = []
+    placed = position.pieces()
+    for rank in range(9, -1, -1):
+        row, empty = "", 0
+        for file in range(9):
+            here = rank * 9 + file
+            letter = None if here == sq else placed.get(here)
+            if letter is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + letter
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    return Position.from_board("/".join(rows), position.turn)
+
+
+def is_pinned(position, sq: int) -> bool:
+    """Does the piece on `sq` shield its own general (lifted off, would its general be attacked
+    by a piece that does not attack it now)? Covers line pins by chariot or cannon, a horse whose
+    leg it blocks, and the facing generals."""
+    piece = position.piece_at(sq)
+    if piece is None or piece.lower() == "k":
+        return False
+    own = colour_of(piece)
+    enemy = _other(own)
+    ksq = position.king_square(own)
+    now = set(position.attackers(ksq, enemy))
+    lifted = board_without(position, sq)
+    return any(a not in now for a in lifted.attackers(ksq, enemy))
 
 
 def _can_take_back(pos, victim_sq: int, attacker_sq: int, victim_colour: str) -> bool:
@@ -275,19 +316,22 @@ def _unprotected_after(pos, capture: Move, victim_colour: str, budget: _Budget) 
         pos.pop()
 
 
-def mate_by_checks(position, depth: int = MATE_THREAT_DEPTH, budget: _Budget | None = None) -> bool:
+def mate_by_checks(position, depth: int = MATE_THREAT_DEPTH, budget: _Budget | None = None,
+                   line: list[Move] | None = None) -> bool:
     """Can the side to move mate with an unbroken series of at most `depth` checks?
 
     A mate here is "the opponent has no legal move after a check" (in Xiangqi having no legal
     move loses whether or not in check). The search is exhaustive within `depth`, bounded by
     `budget` nodes; when the budget runs out the answer is False and `budget.exhausted` is set.
+    When `line` is given and the answer is True, the first checking move of a mating series is
+    appended to it (for the ruling's per-move reason).
     """
     if budget is None:
         budget = _Budget(MATE_THREAT_NODE_BUDGET)
-    return _mate_search(position, depth, budget)
+    return _mate_search(position, depth, budget, line)
 
 
-def _mate_search(pos, depth: int, budget: _Budget) -> bool:
+def _mate_search(pos, depth: int, budget: _Budget, line: list[Move] | None = None) -> bool:
     checks = [m for m in pos.legal_moves() if pos.gives_check(m)]
     # Mate in one first: it is the cheapest answer and most threats are short.
     deeper: list[Move] = []
@@ -299,6 +343,8 @@ def _mate_search(pos, depth: int, budget: _Budget) -> bool:
         pos.push(move)
         try:
             if not pos.has_legal_moves():
+                if line is not None:
+                    line.append(move)
                 return True
         finally:
             pos.pop()
@@ -309,6 +355,8 @@ def _mate_search(pos, depth: int, budget: _Budget) -> bool:
         pos.push(move)
         try:
             if all(_reply_loses(pos, reply, depth - 1, budget) for reply in pos.legal_moves()):
+                if line is not None:
+                    line.append(move)
                 return True
         finally:
             pos.pop()
@@ -325,11 +373,16 @@ def _reply_loses(pos, reply: Move, depth: int, budget: _Budget) -> bool:
         pos.pop()
 
 
-def classify_move(before, move: Move, *, mate_depth: int = MATE_THREAT_DEPTH) -> MoveClass:
+def classify_move(before, move: Move, *, mate_depth: int = MATE_THREAT_DEPTH,
+                  ruleset: Ruleset | None = None) -> MoveClass:
     """Classify `move` played from position `before` (which is left unchanged).
 
-    `before` must have the mover to move and `move` must be legal there.
+    `before` must have the mover to move and `move` must be legal there. `ruleset` (default
+    `cn`) decides whether a pinned piece can chase; the class names are the same in both
+    rulesets (whether a form is forbidden is decided in `rules.repetition`). The returned
+    `reason` says in words why the move is 将, 杀, 捉 or 闲.
     """
+    rules = ruleset if ruleset is not None else CN
     mover = before.turn
     enemy = _other(mover)
     piece = before.piece_at(move.from_sq)
@@ -337,24 +390,52 @@ def classify_move(before, move: Move, *, mate_depth: int = MATE_THREAT_DEPTH) ->
     after = before.copy()
     after.push(move)
     if after.is_check():
-        return MoveClass(CHECK, gives_check=True)
+        ksq = after.king_square(enemy)
+        by = "; ".join(f"{piece_label(after.piece_at(sq) or '?', sq)} attacks the {_side_word(enemy)} general "
+                       f"at {SQUARE_NAMES[ksq]}" for sq in after.checkers())
+        # A check can threaten a piece as well; the AXF reading counts that towards a perpetual
+        # chase of the piece (a check that also chases is still 将 for the class).
+        also = _new_chases(before, after, move, mover, enemy, rules)
+        extra = ("; it also threatens " + "; ".join(p.describe() for p in also)) if also else ""
+        return MoveClass(CHECK, chases=tuple(also), gives_check=True, reason=f"将 check: {by}{extra}")
     if piece is not None and piece.lower() == "k" and was_in_check:
-        return MoveClass(IDLE, note="general moving out of check (应将) is idle")
+        note = "general moving out of check (应将) is idle"
+        return MoveClass(IDLE, note=note, reason=f"闲 idle: {note}")
     budget = _Budget(MATE_THREAT_NODE_BUDGET)
     threat_pos = with_turn(after, mover)
-    if mate_by_checks(threat_pos, mate_depth, budget):
-        return MoveClass(MATE_THREAT, mate_threat=True)
+    line: list[Move] = []
+    if mate_by_checks(threat_pos, mate_depth, budget, line):
+        first = line[-1].iccs() if line else "?"
+        return MoveClass(MATE_THREAT, mate_threat=True,
+                         reason=f"杀 mate threat: if {_side_word(enemy)} did nothing, {_side_word(mover)} "
+                                f"would mate by checks within {mate_depth} moves, starting {first}")
     note = "mate-threat search stopped at its node budget" if budget.exhausted else ""
-    new_pairs = _new_chases(before, after, move, mover, enemy)
+    new_pairs = _new_chases(before, after, move, mover, enemy, rules)
     if new_pairs:
-        return MoveClass(CHASE, chases=tuple(new_pairs), note=note)
-    return MoveClass(IDLE, note=note)
+        text = "; ".join(p.describe() for p in new_pairs)
+        return MoveClass(CHASE, chases=tuple(new_pairs), note=note,
+                         reason=f"捉 chase: the move creates a threat to win material: {text}")
+    why = "no check, no mate threat by checks, and no new threat to win a piece"
+    if not rules.pinned_piece_chases:
+        pinned = _pinned_threats(after, mover)
+        if pinned:
+            why += f" ({pinned} attacks with a pinned piece, which does not chase under {rules.name})"
+    return MoveClass(IDLE, note=note, reason=f"闲 idle: {why}" + (f"; {note}" if note else ""))
 
 
-def _new_chases(before, after, move: Move, mover: str, enemy: str) -> list[ChasePair]:
+def _side_word(colour: str) -> str:
+    return "red" if colour == RED else "black"
+
+
+def _pinned_threats(after, mover: str) -> int:
+    """How many winnable pairs exist only because pinned pieces are allowed to chase (for reasons)."""
+    return len(set(winnable_pairs(after, mover)) - set(winnable_pairs(after, mover, pinned_piece_chases=False)))
+
+
+def _new_chases(before, after, move: Move, mover: str, enemy: str, rules: Ruleset = CN) -> list[ChasePair]:
     """Winnable pairs after the move that did not exist before it (pieces followed by identity)."""
-    old = winnable_pairs(before, mover)
-    new = winnable_pairs(after, mover)
+    old = winnable_pairs(before, mover, pinned_piece_chases=rules.pinned_piece_chases)
+    new = winnable_pairs(after, mover, pinned_piece_chases=rules.pinned_piece_chases)
     created = []
     for (asq, vsq), pair in sorted(new.items()):
         old_asq = move.from_sq if asq == move.to_sq else asq

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, MoveClass, classify_move
 from rules.errors import MoveError
 from rules.move import Move
+from rules.rulesets import CN, Ruleset, get_ruleset
 from rules.squares import BLACK, RED
 
 #: Cycles of a forbidden repetition after which the offending side has lost.
@@ -57,7 +58,7 @@ class ClassifiedMove:
 
     def to_dict(self) -> dict:
         d = {"ply": self.ply, "side": _SIDE_NAME[self.side], "move": self.iccs,
-             "kind": self.cls.kind, "chinese": self.cls.chinese}
+             "kind": self.cls.kind, "chinese": self.cls.chinese, "reason": self.cls.reason}
         if self.cls.chases:
             d["chases"] = [p.describe() for p in self.cls.chases]
         if self.cls.note:
@@ -71,9 +72,9 @@ class Ruling:
 
     `ruling` is one of RULINGS; `reason` says in words which side did what and how many times;
     `cycle_plies` are the 1-based ply numbers of the moves of the judged cycle (empty for
-    `none` without a repetition). `cycles` and `moves` carry the detail for programs (the
-    number of identical cycles counted and the classification of each move of the last one);
-    `to_dict` keeps to the three published keys so the command's JSON line stays stable.
+    `none` without a repetition). `cycles` is the number of identical cycles counted; `rules`
+    the ruleset applied ('cn' or 'axf'); `rule` the rule of that ruleset that decided the
+    ruling; `moves` the classification of each move of the judged cycle, each with its reason.
     """
 
     ruling: str
@@ -81,29 +82,66 @@ class Ruling:
     cycle_plies: list[int]
     cycles: int = 0
     moves: tuple[ClassifiedMove, ...] = field(default=())
+    rules: str = CN.name
+    rule: str = ""
 
     def __post_init__(self) -> None:
         if self.ruling not in RULINGS:
             raise ValueError(f"ruling {self.ruling!r} is not one of {', '.join(RULINGS)}")
+        get_ruleset(self.rules)
 
     def to_dict(self) -> dict:
-        return {"ruling": self.ruling, "reason": self.reason, "cycle_plies": list(self.cycle_plies)}
+        """The command's JSON object: ruling, reason, cycle_plies, rules, rule and moves."""
+        return {"ruling": self.ruling, "reason": self.reason, "cycle_plies": list(self.cycle_plies),
+                "rules": self.rules, "rule": self.rule, "moves": [m.to_dict() for m in self.moves]}
 
 
 @dataclass(frozen=True)
 class SidePlay:
-    """What one side did in a cycle."""
+    """What one side did in a cycle: the kind of each of its moves and, for chases, which enemy
+    pieces each move chased (as identities: the piece's square at the start of the cycle, so a
+    piece that runs from point to point stays the same piece)."""
 
     side: str
     kinds: tuple[str, ...]
-
-    @property
-    def forbidden(self) -> bool:
-        return bool(self.kinds) and all(k != IDLE for k in self.kinds)
+    victims: tuple[frozenset[int], ...] = ()
 
     @property
     def perpetual_check(self) -> bool:
         return bool(self.kinds) and all(k == CHECK for k in self.kinds)
+
+    @property
+    def common_victims(self) -> frozenset[int]:
+        """Pieces threatened by every move (-1 stands for "one piece" when victims are unknown)."""
+        if not self.victims or len(self.victims) != len(self.kinds):
+            return frozenset({-1}) if self.kinds and all(k == CHASE for k in self.kinds) else frozenset()
+        common = self.victims[0]
+        for v in self.victims[1:]:
+            common = common & v
+        return common
+
+    def judge(self, rules: Ruleset) -> tuple[bool, str]:
+        """(forbidden, why) for this side's moves under `rules`; `why` names the rule when the
+        side's play is allowed under `rules` but would be forbidden under the other ruleset."""
+        kinds = self.kinds
+        if not kinds or IDLE in kinds:
+            return False, ""
+        if self.perpetual_check:
+            return True, ""
+        attacking = {CHECK, CHASE} | ({MATE_THREAT} if rules.mate_threat_forbidden else set())
+        if not all(k in attacking for k in kinds):
+            return False, "perpetual or mixed mate threats are allowed (AXF rule 9: perpetual mate threat is a draw)"
+        if rules.mixtures_forbidden:
+            return True, ""
+        # every move a chase, or checks and chases mixed: forbidden only as a perpetual chase of
+        # one piece that every move (the checks included) threatens
+        if rules.chase_same_piece and not self.common_victims:
+            if len(set(kinds)) > 1:
+                return False, ("check mixed with chase is allowed when the checks do not threaten the "
+                               "chased piece too (AXF rule 12: one check one chase is a draw)")
+            return False, ("the chases fall on different pieces in turn, which is allowed (AXF rule 32: "
+                           "chasing two or more pieces in turn is a draw)")
+        return True, ""
 
     def describe(self) -> str:
         return describe_kinds(self.kinds)
@@ -118,30 +156,68 @@ def describe_kinds(kinds: tuple[str, ...]) -> str:
                 CHASE: "perpetual chase (长捉)", IDLE: "idle (闲)"}[only]
     counts = ", ".join(f"{kinds.count(k)} {k.replace('_', ' ')}" for k in present)
     chinese = "".join(f"一{KIND_CHINESE[k]}" for k in present)
-    allowed = IDLE in present
-    return f"{chinese} ({counts}; {'allowed' if allowed else 'forbidden'})"
+    return f"{chinese} ({counts})"
 
 
-def rule_on_kinds(red_kinds: tuple[str, ...], black_kinds: tuple[str, ...]) -> tuple[str, str]:
-    """The 棋例 decision for one cycle, from each side's move kinds (pure; no position needed).
+@dataclass(frozen=True)
+class Verdict:
+    """The decision on one cycle: `verdict` is 'red_forbidden', 'black_forbidden' or 'draw';
+    `text` describes both sides; `rule` names the rule of the ruleset that decided it."""
 
-    Returns (verdict, description) with verdict 'red_forbidden', 'black_forbidden' or 'draw'.
-    """
-    red, black = SidePlay(RED, tuple(red_kinds)), SidePlay(BLACK, tuple(black_kinds))
-    text = f"red {red.describe()}; black {black.describe()}"
-    if red.forbidden and black.forbidden:
+    verdict: str
+    text: str
+    rule: str
+
+
+_CN_RULE = {
+    "check": "棋例总纲 一: unilateral perpetual check is never allowed",
+    "one": "棋例总纲 三: one side forbidden, the other allowed: the forbidden side must vary",
+    "none": "棋例总纲 二: both sides allowed: a draw if neither varies",
+    "both": "棋例总纲 四 (规则 26.8.2): both sides forbidden: a draw if neither varies",
+}
+_AXF_RULE = {
+    "check": "AXF rule 6: perpetual check loses under any circumstance",
+    "one": "AXF rules: a side perpetually checking or perpetually chasing one piece must vary or lose",
+    "none": "AXF rule 5: a repetition without violation by either side is a draw",
+    "both": "AXF rules 7 and 32-36: both sides violating in the same way (mutual check or mutual chase) is a draw",
+}
+
+
+def rule_on_play(red: SidePlay, black: SidePlay, rules: Ruleset = CN) -> Verdict:
+    """The 棋例 decision for one cycle from what each side did (pure; no position needed)."""
+    table = _CN_RULE if rules.name == CN.name else _AXF_RULE
+    red_forbidden, red_why = red.judge(rules)
+    black_forbidden, black_why = black.judge(rules)
+
+    def side_text(play: SidePlay, forbidden: bool, why: str) -> str:
+        state = "forbidden" if forbidden else "allowed"
+        return f"{_SIDE_NAME[play.side]} {play.describe()} [{state}{': ' + why if why else ''}]"
+
+    text = f"{side_text(red, red_forbidden, red_why)}; {side_text(black, black_forbidden, black_why)}"
+    allowed_why = red_why or black_why
+    if red_forbidden and black_forbidden:
         if red.perpetual_check and not black.perpetual_check:
-            return "red_forbidden", text + "; unilateral perpetual check is never allowed"
+            return Verdict("red_forbidden", text + "; unilateral perpetual check is never allowed", table["check"])
         if black.perpetual_check and not red.perpetual_check:
-            return "black_forbidden", text + "; unilateral perpetual check is never allowed"
+            return Verdict("black_forbidden", text + "; unilateral perpetual check is never allowed", table["check"])
         if red.perpetual_check:
-            return "draw", text + "; mutual perpetual check"
-        return "draw", text + "; both sides forbidden"
-    if red.forbidden:
-        return "red_forbidden", text
-    if black.forbidden:
-        return "black_forbidden", text
-    return "draw", text + "; both sides allowed"
+            return Verdict("draw", text + "; mutual perpetual check", table["both"])
+        return Verdict("draw", text + "; both sides forbidden", table["both"])
+    if red_forbidden or black_forbidden:
+        play = red if red_forbidden else black
+        return Verdict(f"{_SIDE_NAME[play.side]}_forbidden", text,
+                       table["check"] if play.perpetual_check else table["one"])
+    return Verdict("draw", text + "; both sides allowed", allowed_why if allowed_why else table["none"])
+
+
+def rule_on_kinds(red_kinds: tuple[str, ...], black_kinds: tuple[str, ...],
+                  rules: str | Ruleset | None = None) -> tuple[str, str]:
+    """The decision for one cycle from each side's move kinds alone: (verdict, description).
+
+    Without the chased pieces, a side's chases are taken to fall on one piece throughout.
+    """
+    v = rule_on_play(SidePlay(RED, tuple(red_kinds)), SidePlay(BLACK, tuple(black_kinds)), get_ruleset(rules))
+    return v.verdict, v.text
 
 
 def _replay(start_fen: str | None, moves: list[Move]):
@@ -166,7 +242,8 @@ def _replay(start_fen: str | None, moves: list[Move]):
 class _Judge:
     """Classifies moves lazily (each position-and-move once) and rules on cycles."""
 
-    def __init__(self, start_fen: str | None, moves: list[Move]):
+    def __init__(self, start_fen: str | None, moves: list[Move], rules: Ruleset):
+        self.rules = rules
         self.moves = list(moves)
         self.keys, self.befores = _replay(start_fen, self.moves)
         self._cache: dict[tuple, MoveClass] = {}
@@ -181,7 +258,7 @@ class _Judge:
         key = (self.keys[ply - 1], move)
         cls = self._cache.get(key)
         if cls is None:
-            cls = classify_move(before, move)
+            cls = classify_move(before, move, ruleset=self.rules)
             self._cache[key] = cls
         return ClassifiedMove(ply, before.turn, move.iccs(), cls)
 
@@ -189,50 +266,60 @@ class _Judge:
         """Position indices (0 = start, i = after ply i) equal to position `index`, up to it."""
         return [i for i in self._seen[self.keys[index]] if i <= index]
 
-    def judge_cycle(self, start: int, end: int) -> tuple[str, str, tuple[ClassifiedMove, ...]]:
-        """Rule on the cycle of plies start+1..end: (verdict, description, moves).
-
-        verdict is one of 'red_forbidden', 'black_forbidden', 'draw'.
-        """
+    def judge_cycle(self, start: int, end: int) -> tuple[Verdict, tuple[ClassifiedMove, ...]]:
+        """Rule on the cycle of plies start+1..end: the verdict and the classified moves."""
         moves = tuple(self.classify(p) for p in range(start + 1, end + 1))
-        red = tuple(m.cls.kind for m in moves if m.side == RED)
-        black = tuple(m.cls.kind for m in moves if m.side == BLACK)
-        verdict, text = rule_on_kinds(red, black)
-        return verdict, text, moves
+        # Follow every piece through the cycle by its square at the cycle's start, so a chased
+        # piece that runs from point to point is still recognised as the same piece.
+        ident = {sq: sq for sq in self.befores[start].pieces()}
+        victims: list[frozenset[int]] = []
+        for m, mv in zip(moves, self.moves[start:end]):
+            ident.pop(mv.to_sq, None)
+            ident[mv.to_sq] = ident.pop(mv.from_sq, mv.from_sq)
+            victims.append(frozenset(ident.get(p.victim_sq, p.victim_sq) for p in m.cls.chases))
+        plays = {}
+        for side in (RED, BLACK):
+            mine = [i for i, m in enumerate(moves) if m.side == side]
+            plays[side] = SidePlay(side, tuple(moves[i].cls.kind for i in mine), tuple(victims[i] for i in mine))
+        return rule_on_play(plays[RED], plays[BLACK], self.rules), moves
 
     def ruling_at(self, index: int) -> Ruling | None:
         """The ruling on the repetition ending at position `index`, or None if it is not repeated."""
         occ = self.occurrences(index)
         if len(occ) < 2:
             return None
-        verdict, text, moves = self.judge_cycle(occ[-2], occ[-1])
+        verdict, moves = self.judge_cycle(occ[-2], occ[-1])
         cycles = 1
         for j in range(len(occ) - 2, 0, -1):
-            if self.judge_cycle(occ[j - 1], occ[j])[0] != verdict:
+            if self.judge_cycle(occ[j - 1], occ[j])[0].verdict != verdict.verdict:
                 break
             cycles += 1
         plies = list(range(occ[-2] + 1, occ[-1] + 1))
         times = "1 cycle" if cycles == 1 else f"{cycles} cycles"
         span = f"plies {plies[0]}-{plies[-1]}"
-        if verdict == "draw":
+        text = verdict.text
+        rules, rule = self.rules.name, verdict.rule
+        if verdict.verdict == "draw":
             ripe = "" if cycles >= LOSS_CYCLES else f" (a draw claim is due after {LOSS_CYCLES})"
-            return Ruling("draw", f"{text}; repeated {times}{ripe}, last cycle {span}",
-                          plies, cycles, moves)
-        side = "red" if verdict == "red_forbidden" else "black"
+            return Ruling("draw", f"{text}; repeated {times}{ripe}, last cycle {span}", plies,
+                          cycles, moves, rules, rule)
+        side = "red" if verdict.verdict == "red_forbidden" else "black"
         if cycles >= LOSS_CYCLES:
-            return Ruling(f"{side}_loses", f"{text}; repeated {times} ({span}): {side} loses",
-                          plies, cycles, moves)
+            return Ruling(f"{side}_loses", f"{text}; repeated {times} ({span}): {side} loses", plies,
+                          cycles, moves, rules, rule)
         return Ruling(f"{side}_must_vary",
                       f"{text}; repeated {times} ({span}): {side} must vary, "
-                      f"or loses at {LOSS_CYCLES} cycles", plies, cycles, moves)
+                      f"or loses at {LOSS_CYCLES} cycles", plies, cycles, moves, rules, rule)
 
 
-def adjudicate(start_fen: str | None, moves: list[Move]) -> Ruling:
-    """Rule on the game's final repetition (see the module docstring for the readings).
+def adjudicate(start_fen: str | None, moves: list[Move], rules: str | Ruleset | None = None) -> Ruling:
+    """Rule on the game's final repetition under `rules` ('cn', the default, or 'axf').
 
-    `start_fen` None means the standard start. An illegal move raises MoveError naming its ply.
+    `start_fen` None means the standard start. An illegal move raises MoveError naming its ply;
+    an unknown ruleset raises ValueError naming it. See the module docstring for the readings.
     """
-    judge = _Judge(start_fen, moves)
+    ruleset = get_ruleset(rules)
+    judge = _Judge(start_fen, moves, ruleset)
     n = len(judge.moves)
     # A loss that became final earlier ends the game there, whatever was recorded after it.
     for index in range(1, n):
@@ -241,22 +328,23 @@ def adjudicate(start_fen: str | None, moves: list[Move]) -> Ruling:
             if ruling is not None and ruling.ruling.endswith("_loses"):
                 return Ruling(ruling.ruling,
                               f"{ruling.reason} (at ply {index}; the record continues to ply {n})",
-                              ruling.cycle_plies, ruling.cycles, ruling.moves)
+                              ruling.cycle_plies, ruling.cycles, ruling.moves, ruling.rules, ruling.rule)
     final = judge.ruling_at(n)
     if final is not None:
         return final
     last = max((i for i in range(n + 1) if len(judge.occurrences(i)) >= 2), default=None)
     if last is None:
-        return Ruling("none", "no position repeated", [])
+        return Ruling("none", "no position repeated", [], rules=ruleset.name)
     return Ruling("none", f"the last repetition (at ply {last}) was left at ply {last + 1}; "
-                          f"the final position is not a repetition", [])
+                          f"the final position is not a repetition", [], rules=ruleset.name)
 
 
-def classify_cycle(start_fen: str | None, moves: list[Move]) -> tuple[ClassifiedMove, ...]:
+def classify_cycle(start_fen: str | None, moves: list[Move],
+                   rules: str | Ruleset | None = None) -> tuple[ClassifiedMove, ...]:
     """Classification of every move of the final cycle (empty if the final position is new)."""
-    ruling = adjudicate(start_fen, moves)
+    ruling = adjudicate(start_fen, moves, rules)
     return ruling.moves
 
 
-__all__ = ["Ruling", "ClassifiedMove", "adjudicate", "classify_cycle", "describe_kinds", "rule_on_kinds",
-           "LOSS_CYCLES", "RULINGS"]
+__all__ = ["Ruling", "ClassifiedMove", "SidePlay", "Verdict", "adjudicate", "classify_cycle", "describe_kinds",
+           "rule_on_kinds", "rule_on_play", "LOSS_CYCLES", "RULINGS"]

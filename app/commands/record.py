@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--red", help="red player's name (PGN header)")
     r.add_argument("--black", help="black player's name (PGN header)")
     r.add_argument("--event", help="event name (PGN header)")
+    r.add_argument("--rules", default="cn", choices=["cn", "axf"],
+                   help="ruleset for repetition rulings (棋例): cn (default) or axf")
     r.add_argument("--quiet", action="store_true", help="no progress bar / live board")
     r.set_defaults(func=_record)
 
@@ -90,8 +92,11 @@ def _record(args: argparse.Namespace) -> int:
             bar.clear()
         print(line, flush=True)
 
+    from board.tracker import TrackerConfig
+
     rec = Recorder(args.out, start_fen=args.start_fen, read_start=args.read_start, resume=args.resume,
-                   clock=clock, notation=args.notation, reader=_make_reader(), headers=headers, on_line=say)
+                   clock=clock, notation=args.notation, reader=_make_reader(), headers=headers, on_line=say,
+                   config=TrackerConfig(repetition_rules=args.rules))
     try:
         summary = rec.run(source, progress=progress, live_view=live)
     finally:

@@ -24,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     a = subparsers.add_parser("adjudicate", help="rule on a game's final repetition (one JSON line)")
     a.add_argument("gamefile", help="PGN (UTF-8 or GBK); the last game in the file is judged")
+    a.add_argument("--rules", default="cn", choices=["cn", "axf"],
+                   help="ruleset: cn = Chinese Xiangqi Association (default), axf = Asian Xiangqi Federation")
     a.set_defaults(func=_adjudicate)
 
 
@@ -64,6 +66,6 @@ def _adjudicate(args: argparse.Namespace) -> int:
     if not games:
         raise ValueError(f"{args.gamefile}: no game found")
     game = games[-1]
-    ruling = adjudicate(game.start_fen, game.moves)
+    ruling = adjudicate(game.start_fen, game.moves, rules=args.rules)
     print(json.dumps(ruling.to_dict(), ensure_ascii=False))
     return 0

@@ -142,7 +142,8 @@ def test_ruling_table(red, black, verdict):
 
 def test_ruling_value_and_dict():
     r = Ruling("draw", "why", [1, 2])
-    assert r.to_dict() == {"ruling": "draw", "reason": "why", "cycle_plies": [1, 2]}
+    assert r.to_dict() == {"ruling": "draw", "reason": "why", "cycle_plies": [1, 2],
+                           "rules": "cn", "rule": "", "moves": []}
     json.dumps(r.to_dict())
     with pytest.raises(ValueError):
         Ruling("red_wins", "", [])
@@ -270,7 +271,9 @@ def test_adjudicate_command_prints_one_json_line(name):
     lines = done.stdout.decode("utf-8").splitlines()
     assert len(lines) == 1
     result = json.loads(lines[0])
-    assert set(result) == {"ruling", "reason", "cycle_plies"}
+    assert set(result) == {"ruling", "reason", "cycle_plies", "rules", "rule", "moves"}
+    assert result["rules"] == "cn" and "棋例总纲" in result["rule"]
+    assert [m["ply"] for m in result["moves"]] == result["cycle_plies"]
     assert result["ruling"] == "black_loses"
     assert result["cycle_plies"] == [11, 12, 13, 14]
     assert "长将" in result["reason"]
