@@ -11,7 +11,8 @@ Modules (each one job):
   episode    per-point record of one hands-over-board stretch; fingertip dwells
   incidents  touch_move_other, retouch, between_points, knocked, illegal_move (rules on episodes)
   clockref   clock presses vs moves: clock_no_press, clock_two_moves, clock_press_no_move
-  events     MoveEvent, IncidentEvent, TrackingEvent (.to_dict() = one journal line)
+  events     MoveEvent, IncidentEvent, TrackingEvent, ClockEvent, GameEndEvent: .to_dict() = one journal
+             line, .from_dict(d) / event_from_dict(d) reads one back (typed both ways)
 
 Journal lines (written by runtime/journal.py to DIR/events.jsonl) all carry t (source seconds),
 wall (UTC ISO-8601), type, ply:

@@ -1,15 +1,24 @@
-"""The events the tracker reports: moves, incidents, tracking changes.
+"""The events the tracker reports and the journal keeps: moves, incidents, tracking changes,
+clock events and the game's end — typed both ways.
 
-They are plain data so the journal can write them as JSON lines and the
-review page, the console view and the tests can all read the same thing.
-Every event carries `t` (seconds of source time: video time or capture
-clock) and `ply` (plies completed when it happened, i.e. the ply a move
-event is for is `ply` = its index + 1).
+Why typed both ways: the journal (`events.jsonl`) is the single source of truth, and the review,
+`--resume` and the live pages all read it back. Each line type has one dataclass here that
+writes it (`to_dict()`, one journal line less the `wall` the journal adds) and reads it back
+(`from_dict(d)`, or `event_from_dict(d)` for a line of any type), so no reader pokes at raw
+dicts and `from_dict(e.to_dict()).to_dict() == e.to_dict()` for every event.
+
+Every event carries `t` (seconds of source time: video time or capture clock) and `ply`
+(plies completed when it happened, i.e. the ply a move event is for is `ply` = its index + 1).
+A line read back from a journal also keeps its `wall` (UTC ISO-8601 written by the journal).
+Pure data: no I/O.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, Callable, ClassVar, Mapping, TypeVar
+
+from rules import RulesError, Side, parse_square
 
 # Incident kinds, the same words as sim truth (docs/conventions.md).
 INCIDENT_KINDS: tuple[str, ...] = (
@@ -25,6 +34,38 @@ INCIDENT_KINDS: tuple[str, ...] = (
 )
 
 
+class EventFormatError(ValueError):
+    """A journal line that cannot be read back as an event (the message names the line type and key)."""
+
+
+class TrackingStatus(str, Enum):
+    """The tracking statuses the tracker and the recorder write (TrackingEvent.status).
+
+    A `str` whose value is the journal word, so `status == "started"` and the JSON are as before;
+    a journal may hold other words (from a later version): `TrackingEvent.status` stays a str.
+    """
+
+    STARTED = "started"
+    RESUMED = "resumed"
+    START_MISMATCH = "start_mismatch"
+    START_UNREADABLE = "start_unreadable"
+    BOARD_LOST = "board_lost"
+    BOARD_FOUND = "board_found"
+    OUT_OF_SYNC = "out_of_sync"
+    RESYNCED = "resynced"
+    CORRECTED = "corrected"
+    FRAME_ERROR = "frame_error"
+    SOURCE_ENDED = "source_ended"
+    SOURCE_ERROR = "source_error"
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 def point_name(index: int) -> str:
     """ICCS name of point index `index` (rank * 9 + file): 0 -> 'a0', 89 -> 'i9'."""
     if not 0 <= index < 90:
@@ -32,6 +73,71 @@ def point_name(index: int) -> str:
     return "abcdefghi"[index % 9] + str(index // 9)
 
 
+# ---------------------------------------------------------------- reading helpers
+_T = TypeVar("_T")
+
+
+def _need(d: Mapping[str, Any], key: str, kind: str) -> Any:
+    if key not in d or d[key] is None:
+        raise EventFormatError(f"{kind} event lacks {key!r}: {dict(d)!r}")
+    return d[key]
+
+
+def _as(d: Mapping[str, Any], key: str, kind: str, conv: Callable[[Any], _T], default: _T) -> _T:
+    """`d[key]` converted by `conv`, `default` when absent or null; one clear error when it does not convert."""
+    v = d.get(key)
+    if v is None:
+        return default
+    try:
+        return conv(v)
+    except (TypeError, ValueError, RulesError) as exc:
+        raise EventFormatError(f"{kind} event: {key!r} is {v!r}, which does not read ({exc})") from None
+
+
+def _req(d: Mapping[str, Any], key: str, kind: str, conv: Callable[[Any], _T]) -> _T:
+    v = _need(d, key, kind)
+    try:
+        return conv(v)
+    except (TypeError, ValueError, RulesError) as exc:
+        raise EventFormatError(f"{kind} event: {key!r} is {v!r}, which does not read ({exc})") from None
+
+
+def _points(v: Any) -> list[int]:
+    if not isinstance(v, list):
+        raise TypeError("a list of point names was expected")
+    return [parse_square(p) if isinstance(p, str) else int(p) for p in v]
+
+
+def _str_dict(v: Any) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise TypeError("an object was expected")
+    return dict(v)
+
+
+def _names(v: Any) -> dict[str, str]:
+    return {str(k): str(x) for k, x in _str_dict(v).items()}
+
+
+def _int_dict(v: Any) -> dict[str, int]:
+    return {str(k): int(x) for k, x in _str_dict(v).items()}
+
+
+def _side_or_none(v: Any) -> Side | None:
+    return None if v is None else Side.parse(v)
+
+
+def _wall(d: Mapping[str, Any]) -> str | None:
+    w = d.get("wall")
+    return str(w) if w is not None else None
+
+
+def _with_wall(d: dict[str, Any], wall: str | None) -> dict[str, Any]:
+    if wall is not None:
+        d["wall"] = wall
+    return d
+
+
+# ---------------------------------------------------------------- the events
 @dataclass
 class MoveEvent:
     """A move accepted into the game record.
@@ -45,7 +151,7 @@ class MoveEvent:
     t: float
     ply: int
     iccs: str
-    side: str
+    side: Side
     san: str
     fen_after: str
     frame_index: int
@@ -56,11 +162,12 @@ class MoveEvent:
     t_hand_left: float | None = None
     t_touch: float | None = None     # when hands first came over the board for this move
     corrected: bool = False          # re-stated after a "corrected" event replaced an earlier ply
+    wall: str | None = field(default=None, kw_only=True)
 
-    type: str = field(default="move", init=False)
+    type: ClassVar[str] = "move"
 
     def to_dict(self) -> dict[str, Any]:
-        d = {
+        d: dict[str, Any] = {
             "type": "move", "t": round(self.t, 3), "ply": self.ply, "iccs": self.iccs,
             "side": self.side, "notation": self.san, "fen": self.fen_after,
             "frame": self.frame_index, "score": round(float(self.score), 2),
@@ -77,7 +184,20 @@ class MoveEvent:
             d["t_hand_left"] = round(self.t_hand_left, 3)
         if self.t_touch is not None:
             d["t_touch"] = round(self.t_touch, 3)
-        return d
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "MoveEvent":
+        """A move line read back (a line without notation, fen or frame, as hand-written journals have, reads with "", "", -1)."""
+        k = "move"
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), iccs=_req(d, "iccs", k, str),
+            side=_req(d, "side", k, Side.parse), san=_as(d, "notation", k, str, ""),
+            fen_after=_as(d, "fen", k, str, ""), frame_index=_as(d, "frame", k, int, -1),
+            score=_as(d, "score", k, float, 0.0), inferred=bool(d.get("inferred", False)),
+            capture=_as(d, "capture", k, str, None), clock_ms=_as(d, "clock_ms", k, _int_dict, None),
+            t_hand_left=_as(d, "t_hand_left", k, float, None), t_touch=_as(d, "t_touch", k, float, None),
+            corrected=bool(d.get("corrected", False)), wall=_wall(d))
 
 
 @dataclass
@@ -86,27 +206,31 @@ class IncidentEvent:
 
     `points` are point indices; `frames` are the frame indices of the
     evidence (before, during, after); `evidence` the image file names
-    (relative to the output folder) once saved; `detail` a human sentence.
+    (relative to the output folder) once saved; `detail` a human sentence;
+    `extra` the kind's own fields (e.g. `offset`, `shift`, `ruling`, `move`), written at the top level of the line.
     """
 
     t: float
     ply: int
     kind: str
-    side: str | None
+    side: Side | None
     points: list[int]
     detail: str
     frames: dict[str, int] = field(default_factory=dict)
     evidence: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    wall: str | None = field(default=None, kw_only=True)
 
-    type: str = field(default="incident", init=False)
+    type: ClassVar[str] = "incident"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "kind", "side", "points", "detail", "frames", "evidence", "wall"})
 
     def __post_init__(self) -> None:
         if self.kind not in INCIDENT_KINDS:
             raise ValueError(f"unknown incident kind {self.kind!r}; known: {', '.join(INCIDENT_KINDS)}")
 
     def to_dict(self) -> dict[str, Any]:
-        d = {
+        d: dict[str, Any] = {
             "type": "incident", "t": round(self.t, 3), "ply": self.ply, "kind": self.kind,
             "side": self.side, "points": [point_name(p) for p in self.points],
             "detail": self.detail, "frames": dict(self.frames),
@@ -114,18 +238,32 @@ class IncidentEvent:
         if self.evidence:
             d["evidence"] = dict(self.evidence)
         d.update(self.extra)
-        return d
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "IncidentEvent":
+        k = "incident"
+        kind = _req(d, "kind", k, str)
+        if kind not in INCIDENT_KINDS:
+            raise EventFormatError(f"incident event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=kind,
+            side=_as(d, "side", k, _side_or_none, None), points=_as(d, "points", k, _points, []),
+            detail=_as(d, "detail", k, str, ""), frames=_as(d, "frames", k, _int_dict, {}),
+            evidence=_as(d, "evidence", k, _names, {}),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
 
 @dataclass
 class TrackingEvent:
     """A change in how well the tracker follows the game.
 
-    `status` is one of: "started" (with the start position), "board_lost",
+    `status` is one of TrackingStatus: "started" (with the start position), "board_lost",
     "board_found", "out_of_sync" (with the differing points), "resynced",
     "corrected" (a recorded ply replaced: extra has ply, was, now; the moves from that ply on
     are re-stated as move events with corrected=True),
-    "source_ended", "source_error".
+    "source_ended", "source_error". `extra` holds the status's own fields at the top level of
+    the line; the typed properties below read the ones other parts rely on.
     """
 
     t: float
@@ -134,8 +272,10 @@ class TrackingEvent:
     detail: str = ""
     points: list[int] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    wall: str | None = field(default=None, kw_only=True)
 
-    type: str = field(default="tracking", init=False)
+    type: ClassVar[str] = "tracking"
+    _KEYS: ClassVar[frozenset[str]] = frozenset({"type", "t", "ply", "status", "detail", "points", "wall"})
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "tracking", "t": round(self.t, 3), "ply": self.ply, "status": self.status}
@@ -144,7 +284,154 @@ class TrackingEvent:
         if self.points:
             d["points"] = [point_name(p) for p in self.points]
         d.update(self.extra)
-        return d
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "TrackingEvent":
+        k = "tracking"
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), status=_req(d, "status", k, str),
+            detail=_as(d, "detail", k, str, ""), points=_as(d, "points", k, _points, []),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+
+    # typed views of the status-specific fields
+    @property
+    def fen(self) -> str | None:
+        """started / resumed: the position (full FEN)."""
+        v = self.extra.get("fen")
+        return str(v) if v is not None else None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """started: the PGN headers of the recording."""
+        v = self.extra.get("headers")
+        return {str(a): str(b) for a, b in v.items()} if isinstance(v, dict) else {}
+
+    @property
+    def notation(self) -> str | None:
+        """started: the notation game.pgn is written in."""
+        v = self.extra.get("notation")
+        return str(v) if v is not None else None
+
+    @property
+    def board_shows(self) -> str | None:
+        """out_of_sync: the board part of FEN the board was read as."""
+        v = self.extra.get("board_shows")
+        return str(v) if v is not None else None
+
+    @property
+    def expected(self) -> str | None:
+        """out_of_sync: the board part of FEN the record expects."""
+        v = self.extra.get("expected")
+        return str(v) if v is not None else None
+
+    @property
+    def was(self) -> str | None:
+        """corrected: the recorded plies replaced (ICCS, space separated); resynced: the sync state left."""
+        v = self.extra.get("was")
+        return str(v) if v is not None else None
+
+    @property
+    def now(self) -> str | None:
+        """corrected: the plies that replace them (ICCS, space separated)."""
+        v = self.extra.get("now")
+        return str(v) if v is not None else None
+
+
+@dataclass
+class ClockEvent:
+    """One event from the chess clock, as journalled: `kind` (press, start, flag, pause, ...),
+    the `side` it names, the clock's `seq`/`boot_id`/`clock_ms` (None when the source had none)
+    and both sides' `remaining_ms` right after it."""
+
+    t: float
+    ply: int
+    kind: str
+    side: Side | None
+    remaining_ms: dict[str, int]
+    seq: int | None = None
+    boot_id: int | None = None
+    clock_ms: int | None = None
+    wall: str | None = field(default=None, kw_only=True)
+
+    type: ClassVar[str] = "clock"
+
+    @classmethod
+    def of(cls, cev: Any, t: float, ply: int) -> "ClockEvent":
+        """The journal's view of a clock link event (firmware_bridge.ClockEvent-like) at source time `t`."""
+        side = getattr(cev, "side", None)
+        return cls(t, ply, str(cev.kind), _side_or_none(side),
+                   {Side.RED.value: int(cev.remaining_ms[0]), Side.BLACK.value: int(cev.remaining_ms[1])},
+                   getattr(cev, "seq", None), getattr(cev, "boot_id", None), getattr(cev, "clock_ms", None))
+
+    def to_dict(self) -> dict[str, Any]:
+        # t is written as given (the recorder rounds it once it is on the source time base)
+        d: dict[str, Any] = {"type": "clock", "t": self.t, "ply": self.ply, "kind": self.kind, "side": self.side,
+                             "seq": self.seq, "boot_id": self.boot_id, "clock_ms": self.clock_ms,
+                             "remaining_ms": dict(self.remaining_ms)}
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ClockEvent":
+        k = "clock"
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=_req(d, "kind", k, str),
+            side=_as(d, "side", k, _side_or_none, None), remaining_ms=_as(d, "remaining_ms", k, _int_dict, {}),
+            seq=_as(d, "seq", k, int, None), boot_id=_as(d, "boot_id", k, int, None),
+            clock_ms=_as(d, "clock_ms", k, int, None), wall=_wall(d))
+
+    def remaining_for(self, side: Side) -> int | None:
+        """`side`'s remaining time in ms, None when the line did not say."""
+        return self.remaining_ms.get(side.value)
+
+
+@dataclass
+class GameEndEvent:
+    """The game is over on the board: `result` ("1-0", "0-1", "1/2-1/2") and `reason` (e.g. checkmate)."""
+
+    t: float
+    ply: int
+    result: str
+    reason: str
+    wall: str | None = field(default=None, kw_only=True)
+
+    type: ClassVar[str] = "game_end"
+
+    def to_dict(self) -> dict[str, Any]:
+        # t is written as given (the recorder rounds it once it is on the source time base)
+        d: dict[str, Any] = {"type": "game_end", "t": self.t, "ply": self.ply, "reason": self.reason,
+                             "result": self.result}
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "GameEndEvent":
+        k = "game_end"
+        return cls(t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), result=_as(d, "result", k, str, "*"),
+                   reason=_as(d, "reason", k, str, ""), wall=_wall(d))
 
 
 Event = MoveEvent | IncidentEvent | TrackingEvent
+"""What the tracker and the clock referee report."""
+
+JournalEvent = MoveEvent | IncidentEvent | TrackingEvent | ClockEvent | GameEndEvent
+"""Any journal line."""
+
+_BY_TYPE: dict[str, Callable[[Mapping[str, Any]], JournalEvent]] = {
+    "move": MoveEvent.from_dict,
+    "incident": IncidentEvent.from_dict,
+    "tracking": TrackingEvent.from_dict,
+    "clock": ClockEvent.from_dict,
+    "game_end": GameEndEvent.from_dict,
+}
+EVENT_TYPES: tuple[str, ...] = tuple(_BY_TYPE)
+
+
+def event_from_dict(d: Mapping[str, Any]) -> JournalEvent:
+    """The typed event of one journal line (as `json.loads` gives it); EventFormatError names what is wrong."""
+    if not isinstance(d, Mapping):
+        raise EventFormatError(f"a journal event is a JSON object, not {type(d).__name__}")
+    typ = d.get("type")
+    reader = _BY_TYPE.get(typ) if isinstance(typ, str) else None
+    if reader is None:
+        raise EventFormatError(f"journal event type {typ!r} is not one of {', '.join(EVENT_TYPES)}")
+    return reader(d)

@@ -7,10 +7,10 @@ repetition rulings (棋例) in `rules.repetition`.
 from rules.errors import FenError, MoveError, NotationError, PgnError, RulesError
 from rules.move import Move
 from rules.position import SIXTY_MOVE_PLIES, START_FEN, Outcome, Position
-from rules.squares import BLACK, FILES, RED, SQUARE_NAMES, opposite, parse_square, square, square_name
+from rules.squares import BLACK, FILES, RED, SQUARE_NAMES, Side, opposite, parse_square, square, square_name
 
 __all__ = [
-    "Position", "Move", "Outcome", "RED", "BLACK", "START_FEN", "SIXTY_MOVE_PLIES",
+    "Position", "Move", "Outcome", "Side", "RED", "BLACK", "START_FEN", "SIXTY_MOVE_PLIES",
     "square_name", "parse_square", "square", "opposite", "FILES", "SQUARE_NAMES",
     "RulesError", "FenError", "MoveError", "NotationError", "PgnError",
 ]

@@ -5,12 +5,84 @@ ranks 0..9 from red's back rank (a0 = 0, i0 = 8, a9 = 81, i9 = 89). Red owns ran
 """
 from __future__ import annotations
 
+from enum import Enum
+
 from rules.errors import RulesError
 
 RED = "w"
 BLACK = "b"
 COLORS = (RED, BLACK)
 COLOR_NAMES = {RED: "red", BLACK: "black"}
+
+
+
+class Side(str, Enum):
+    """A player, by the word the journal and the clock use ("red" / "black").
+
+    Why an enum: the side was spelt three ways across the project (FEN's "w"/"b", the
+    journal's "red"/"black", the clock's 0/1). One type converts between them, and because
+    it is a `str` whose value is the journal word, comparing with or writing "red"/"black"
+    (JSON included) gives exactly what the plain strings gave.
+    """
+
+    RED = "red"
+    BLACK = "black"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @classmethod
+    def from_fen(cls, letter: str) -> "Side":
+        """The side of FEN's side-to-move letter: "w" (or "r") is red, "b" is black."""
+        if letter in ("w", "r"):
+            return cls.RED
+        if letter == "b":
+            return cls.BLACK
+        raise RulesError(f"side to move {letter!r} must be 'w' (red, 'r' accepted) or 'b' (black)")
+
+    @classmethod
+    def of_piece(cls, letter: str) -> "Side":
+        """The owner of a FEN piece letter: upper case is red, lower case black."""
+        if len(letter) != 1 or not letter.isalpha():
+            raise RulesError(f"{letter!r} is not a FEN piece letter")
+        return cls.RED if letter.isupper() else cls.BLACK
+
+    @classmethod
+    def parse(cls, value: object) -> "Side":
+        """A side from any of its spellings: a Side, "red"/"black", FEN's "w"/"b"/"r", the clock's 0/1."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word in ("red", "black"):
+                return cls(word)
+            if word in ("w", "r", "b"):
+                return cls.from_fen(word)
+        elif isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return (cls.RED, cls.BLACK)[value]
+        raise RulesError(f"side {value!r} must be 'red' or 'black' (or FEN 'w'/'b', or clock index 0/1)")
+
+    @property
+    def fen(self) -> str:
+        """FEN's side-to-move letter: "w" for red, "b" for black."""
+        return RED if self is Side.RED else BLACK
+
+    @property
+    def clock_index(self) -> int:
+        """The clock's index for this side (red 0, black 1), as in remaining_ms pairs."""
+        return 0 if self is Side.RED else 1
+
+    @property
+    def opponent(self) -> "Side":
+        return Side.BLACK if self is Side.RED else Side.RED
+
+    def owns(self, letter: str) -> bool:
+        """Whether FEN piece letter `letter` is this side's (upper case red, lower case black)."""
+        return letter.isupper() == (self is Side.RED)
+
 
 FILES = "abcdefghi"
 NUM_SQUARES = 90
