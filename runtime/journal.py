@@ -10,6 +10,7 @@ journal alone.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -45,11 +46,29 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux: /proc; elsewhere set-and-restore)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` so readers see the old or the new file, never a mix."""
+    """Replace `path` with `text` so readers see the old or the new file, never a mix.
+
+    The file gets the permissions a plain `open()` would give (0666 less the umask), not the
+    0600 of a temp file: a web server or OBS running as another user must be able to read it."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(path.parent))
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
@@ -64,16 +83,75 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
-class Journal:
-    """Appends events to DIR/events.jsonl, one synced line each."""
+RESERVE_NAME = ".xqtrack-reserve"
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 
-    def __init__(self, out_dir: str | os.PathLike[str]) -> None:
+
+@dataclass(frozen=True)
+class DiskBudget:
+    """How a recording shares a filling disk: evidence images go first, journal lines last.
+
+    `reserve_bytes`: kept allocated in DIR while recording and released when the disk is full, so
+    the line being written, the end event, game.pgn and review.html still fit;
+    `evidence_min_free_bytes`: below this much free space evidence images are no longer saved;
+    `warn_free_bytes`: below this much free space a warning is printed and journalled, once."""
+
+    reserve_bytes: int = 4 << 20
+    evidence_min_free_bytes: int = 32 << 20
+    warn_free_bytes: int = 256 << 20
+
+
+def free_bytes(path: str | os.PathLike[str]) -> int:
+    """Bytes an unprivileged writer may still use on the file system holding `path`."""
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+class Journal:
+    """Appends events to DIR/events.jsonl, one synced line each.
+
+    When the disk fills up, the reserve is released and the line written after all; `disk_full`
+    then tells the recorder to stop while everything it has is still whole."""
+
+    def __init__(self, out_dir: str | os.PathLike[str], budget: DiskBudget | None = None) -> None:
         self.dir = Path(out_dir)
+        self.budget = budget or DiskBudget()
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "evidence").mkdir(exist_ok=True)
         self.path = self.dir / EVENTS_NAME
+        self.disk_full = False
+        self._reserve = self.dir / RESERVE_NAME
         self._repair_tail()
-        self._f = open(self.path, "a", encoding="utf-8", newline="\n")
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self._closed = False
+        self._make_reserve()
+
+    def _make_reserve(self) -> None:
+        size = self.budget.reserve_bytes
+        if size <= 0:
+            return
+        try:
+            fd = os.open(self._reserve, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                chunk = b"\0" * min(size, 1 << 20)
+                left = size
+                while left > 0:
+                    left -= os.write(fd, chunk[:left])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self._release_reserve()
+            if exc.errno in DISK_FULL_ERRNOS:
+                raise JournalError(f"{self.dir}: not enough free space to start recording "
+                                   f"(need at least {size >> 20} MiB kept in reserve)") from None
+            raise JournalError(f"{self.dir}: cannot write there: {exc.strerror or exc}") from None
+
+    def _release_reserve(self) -> None:
+        try:
+            os.unlink(self._reserve)
+        except FileNotFoundError:
+            pass
 
     def _repair_tail(self) -> None:
         """A torn last line (killed mid-write) would glue onto the next event: end it."""
@@ -86,6 +164,19 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
 
+    def _append(self, data: bytes) -> None:
+        """All of `data` or nothing: a short write (disk full) is cut back off before raising."""
+        start = os.fstat(self._fd).st_size
+        done = 0
+        try:
+            while done < len(data):
+                done += os.write(self._fd, data[done:])
+            os.fsync(self._fd)
+        except OSError:
+            if done:
+                os.ftruncate(self._fd, start)
+            raise
+
     def write(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write one event (needs `type`, `t`, `ply`); adds `wall`. Returns the line's dict."""
         for key in ("type", "t", "ply"):
@@ -94,16 +185,25 @@ class Journal:
         line = {"t": event["t"], "wall": wall_now(), "type": event["type"], "ply": event["ply"]}
         line.update({k: v for k, v in event.items() if k not in line})
         text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=_json_default)
-        self._f.write(text + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        data = (text + "\n").encode("utf-8")
+        try:
+            self._append(data)
+        except OSError as exc:
+            if exc.errno not in DISK_FULL_ERRNOS or not self._reserve.exists():
+                raise
+            self._release_reserve()        # the reserve is for exactly this moment
+            self.disk_full = True
+            self._append(data)
         return line
 
     def close(self) -> None:
-        if not self._f.closed:
-            self._f.flush()
-            os.fsync(self._f.fileno())
-            self._f.close()
+        if not self._closed:
+            self._closed = True
+            try:
+                os.fsync(self._fd)
+            finally:
+                os.close(self._fd)
+            self._release_reserve()
 
     def __enter__(self) -> "Journal":
         return self

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from rules import Move, Position
 
 from board.events import Event, IncidentEvent, MoveEvent, TrackingEvent
-from .journal import EVENTS_NAME, Journal, JournalError, load_game, write_game_pgn
+from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
 
 
@@ -34,14 +34,24 @@ class RecordSummary:
     frames: int
     video_s: float
     wall_s: float
-    ended: str                      # "end_of_source", "source_lost", "interrupted", "error"
+    ended: str                      # "end_of_source", "source_lost", "interrupted", "disk_full", "error"
     message: str = ""
     out_of_sync: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
+    frames_dropped: int = 0         # frames a live/paced source dropped because processing fell behind
 
     @property
     def speed(self) -> float:
         return self.video_s / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def resume_point(out_dir: str | Path) -> float:
+    """Source time where the recording in `out_dir` stopped (its last journalled event): a resumed
+    file recording opens the video there instead of replaying what is already recorded."""
+    try:
+        return load_game(out_dir).last_t
+    except JournalError as exc:
+        raise RecordError(str(exc)) from None
 
 
 class Recorder:
@@ -56,8 +66,13 @@ class Recorder:
                  resume: bool = False, clock: Any = None, notation: str = "chinese",
                  reader: Any = None, config: TrackerConfig | None = None,
                  headers: dict[str, str] | None = None, on_line: Callable[[str], None] | None = None,
-                 evidence: bool = True) -> None:
+                 evidence: bool = True, disk: DiskBudget | None = None) -> None:
         self.out_dir = Path(out_dir)
+        self.disk = disk or DiskBudget()
+        self._stop_reason: str | None = None
+        self._disk_warned = False
+        self._dropped_reported = 0
+        self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
         self.moves_found: list[str] = []
         self.incidents: list[dict[str, Any]] = []
         self.all_events: list[dict[str, Any]] = []
@@ -80,11 +95,9 @@ class Recorder:
             cfg.notation = self.notation
             self.tracker = Tracker(config=cfg, start_fen=game.start_fen, moves=game.moves)
             self.clocks_ms: list[int | None] = list(game.clocks_ms)
-            self.t_offset = game.last_t + 1.0
-            self.journal = Journal(self.out_dir)
-            self._write(TrackingEvent(0.0, self.tracker.ply, "resumed",
-                                      f"continuing after ply {self.tracker.ply}",
-                                      extra={"fen": self.tracker.position.fen(), "t_offset": round(self.t_offset, 3)}))
+            self.resume_at_s = game.last_t
+            self.journal = Journal(self.out_dir, self.disk)
+            self._resumed_ply = self.tracker.ply
         else:
             if existing.exists() and existing.stat().st_size > 0:
                 raise RecordError(f"{self.out_dir} already holds a recording (events.jsonl); "
@@ -94,7 +107,7 @@ class Recorder:
             start = Position.from_fen(start_fen) if start_fen else (None if read_start else Position())
             self.tracker = Tracker(start=start, config=cfg, read_start=read_start and not start_fen)
             self.clocks_ms = []
-            self.journal = Journal(self.out_dir)
+            self.journal = Journal(self.out_dir, self.disk)
             if self.tracker.position is not None:
                 self._write(TrackingEvent(0.0, 0, "started", "recording started",
                                           extra={"fen": self.tracker.start_fen, "headers": self.headers,
@@ -113,6 +126,58 @@ class Recorder:
         self._evidence_on = evidence
         self._n_incident = 0
         self.last_clock_ms: dict[str, int] | None = None
+
+    def request_stop(self, reason: str) -> None:
+        """End the recording after the frame in hand, like the end of the source (signal-safe)."""
+        if self._stop_reason is None:
+            self._stop_reason = reason
+
+    def _announce_resume(self, source: Any) -> None:
+        """Journal where a resumed recording goes on: a file continues at its own time (the source
+        was opened at `resume_at_s`), a live source's clock restarts, so its times are shifted."""
+        if self.resume_at_s is None:
+            return
+        live = bool(getattr(source, "live", False))
+        self.t_offset = self.resume_at_s + 1.0 if live else 0.0
+        start = 0.0 if live else self.resume_at_s
+        self._write(TrackingEvent(start, self.tracker.ply, "resumed", f"continuing after ply {self.tracker.ply}",
+                                  extra={"fen": self.tracker.position.fen() if self.tracker.position else None,
+                                         "t_offset": round(self.t_offset, 3), "source_t": round(start, 3)}))
+
+    def _check_disk(self, t: float) -> None:
+        """Warn once when space runs low; stop when the journal had to use its reserve."""
+        if self.journal.disk_full:
+            self.request_stop(f"the disk holding {self.out_dir} is full: recording stopped; the journal and "
+                              f"game.pgn are complete up to ply {self.tracker.ply}")
+            return
+        if self._disk_warned:
+            return
+        try:
+            free = free_bytes(self.out_dir)
+        except OSError:
+            return
+        if free < self.disk.warn_free_bytes:
+            self._disk_warned = True
+            msg = (f"only {free / 2**20:.0f} MiB free on the disk holding {self.out_dir}; evidence images stop "
+                   f"below {self.disk.evidence_min_free_bytes / 2**20:.0f} MiB, the recording stops when it is full")
+            print(f"xqtrack record: warning: {msg}", file=sys.stderr)
+            self._write(TrackingEvent(t, self.tracker.ply, "disk_low", msg, extra={"free_bytes": free}))
+
+    def _evidence_allowed(self) -> bool:
+        try:
+            return free_bytes(self.out_dir) >= self.disk.evidence_min_free_bytes
+        except OSError:
+            return False
+
+    def _report_drops(self, source: Any, t: float, final: bool = False) -> None:
+        dropped = int(getattr(source, "dropped", 0) or 0)
+        new = dropped - self._dropped_reported
+        if new <= 0 or (not final and new < max(1, int(getattr(source, "fps", 25.0)))):
+            return
+        self._dropped_reported = dropped
+        self._write(TrackingEvent(t, self.tracker.ply, "frames_dropped",
+                                  f"{new} frames dropped: processing fell behind the source",
+                                  extra={"dropped": new, "dropped_total": dropped}))
 
     # ------------------------------------------------------------------ output
     def _write_dict(self, d: dict[str, Any]) -> dict[str, Any]:
@@ -148,11 +213,13 @@ class Recorder:
     def _handle(self, ev: Event, image=None, homography=None) -> None:
         if isinstance(ev, IncidentEvent):
             self._n_incident += 1
-            if self.evidence is not None:
+            if self.evidence is not None and not self._evidence_allowed():
+                ev.extra["evidence_error"] = "not saved: disk space low (kept for the journal)"
+            elif self.evidence is not None:
                 stem = f"{self._n_incident:03d}_ply{ev.ply:03d}_{ev.kind}"
                 try:
                     ev.evidence = self.evidence.save(stem, ev.frames, ev.points)
-                except Exception as exc:  # evidence is a courtesy; the incident itself must be kept
+                except (OSError, ValueError) as exc:  # evidence is a courtesy; the incident itself must be kept
                     ev.extra["evidence_error"] = str(exc)
             line = self._write(ev)
             self.incidents.append(line)
@@ -200,6 +267,8 @@ class Recorder:
             raise RecordError("no vision reader")
         if self._evidence_on:
             self.evidence = EvidenceStore(self.out_dir)
+        self._announce_resume(frames)
+        vision_errors = _vision_frame_errors()
         t_wall = time.monotonic()
         self.host_t0 = getattr(frames, "t0_monotonic", None) or t_wall
         n = 0
@@ -214,7 +283,7 @@ class Recorder:
                 try:
                     obs = self.reader.process(fr.image, fr.t, fr.index)
                     consecutive_errors = 0
-                except Exception as exc:
+                except vision_errors as exc:  # this frame could not be read; a bug elsewhere still stops the run
                     consecutive_errors += 1
                     if consecutive_errors == 1:
                         self._handle(TrackingEvent(fr.t, self.tracker.ply, "frame_error",
@@ -231,6 +300,10 @@ class Recorder:
                 if self.tracker.just_settled and self.evidence is not None:
                     self.evidence.pin(fr.index, fr.image, hom)
                 last_frame = fr
+                self._check_disk(fr.t)
+                self._report_drops(frames, fr.t)
+                if self._stop_reason is not None:
+                    break
                 if progress is not None:
                     progress(fr.index, self.tracker.ply)
                 if live_view is not None and self.tracker.position is not None:
@@ -240,17 +313,24 @@ class Recorder:
                                          "" if self.tracker.sync == "in_sync" else self.tracker.sync.replace("_", " ")))
         except KeyboardInterrupt:
             ended, message = "interrupted", "interrupted; everything recorded so far is kept"
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — whatever broke the loop, the record below is finished and kept
             from .sources import SourceLost
             ended = "source_lost" if isinstance(exc, SourceLost) else "error"
             message = str(exc) or exc.__class__.__name__
         finally:
+            if self._stop_reason is not None and ended == "end_of_source":
+                ended = "disk_full" if self.journal.disk_full else "interrupted"
+                message = self._stop_reason
+            self._report_drops(frames, video_s, final=True)
             try:
                 for ev in self.tracker.finish(video_s):
                     self._handle(ev)
-            except Exception:
-                pass
-            status = {"end_of_source": "source_ended", "interrupted": "interrupted"}.get(ended, "source_error")
+            except Exception as exc:  # noqa: BLE001 — said, then the record is closed all the same
+                print(f"xqtrack: warning: the tracker failed while finishing: {exc!r}", file=sys.stderr)
+                if ended == "end_of_source":
+                    ended, message = "error", f"the tracker failed while finishing: {exc}"
+            status = {"end_of_source": "source_ended", "interrupted": "interrupted",
+                      "disk_full": "disk_full"}.get(ended, "source_error")
             self._write(TrackingEvent(video_s, self.tracker.ply, status, message or "end of the source",
                                       extra={"frames": n}))
             if self.tracker.position is not None:
@@ -258,12 +338,13 @@ class Recorder:
             try:
                 from .review import write_review
                 write_review(self.out_dir)
-            except Exception as exc:
+            except OSError as exc:
                 print(f"xqtrack: warning: review page not written: {exc}", file=sys.stderr)
             self.journal.close()
         return RecordSummary(self.out_dir, list(self.moves_found), list(self.incidents), n, video_s,
                              time.monotonic() - t_wall, ended, message,
-                             self.tracker.sync != "in_sync", list(self.all_events))
+                             self.tracker.sync != "in_sync", list(self.all_events),
+                             int(getattr(frames, "dropped", 0) or 0))
 
     def _drain_clock(self, t: float) -> None:
         if self.referee is None:
@@ -295,3 +376,15 @@ class Recorder:
                 changed = True
         if changed:
             self._write_pgn()
+
+
+def _vision_frame_errors() -> tuple[type[BaseException], ...]:
+    """What a reader raises for a frame it cannot read (bad pixels, a numeric corner case, OpenCV
+    or onnxruntime refusing an input); other exceptions are bugs and end the run (record kept)."""
+    errors: list[type[BaseException]] = [ValueError, RuntimeError, ArithmeticError, IndexError]
+    try:
+        import cv2
+        errors.append(cv2.error)
+    except ImportError:  # pragma: no cover - vision needs OpenCV anyway
+        pass
+    return tuple(errors)

@@ -1,18 +1,25 @@
 """Frame sources: a video file, a camera index or a stream URL.
 
-One small job: turn SOURCE from the command line into (frame, t, index)
-triples with honest times and clear errors. Files give video time
-(frame index / fps, or the container's timestamps); live sources give
-seconds since capture started. A camera that stops delivering frames
-mid-game raises SourceLost after a short grace, so the recorder can keep
-what it has and say what happened.
+One small job: turn SOURCE from the command line into frames with honest times and clear errors.
+
+- A file gives video time (frame index / fps) and, unpaced, every frame in order as fast as the
+  recorder takes them; `start_s` seeks into it (a resumed recording continues where it stopped).
+- A live source (camera, stream) and a file paced with `realtime=True` are read by a capture thread
+  that never waits on processing: each frame gets its time when it is grabbed (live: seconds since
+  capture started; paced file: its video time, released at that time / `speed`). When processing
+  falls behind, the oldest waiting frame is dropped and counted (`dropped`), so time never stretches
+  and the recorder can say how many frames it did not see.
+- A live source that stops delivering frames mid-game raises SourceLost after `lost_after_s`, so the
+  recorder can keep what it has and say what happened.
 """
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -32,14 +39,38 @@ class Frame:
     index: int
 
 
+@dataclass(frozen=True)
+class SourcePacing:
+    """How frames reach the recorder.
+
+    `realtime`: release a file's frames at their timestamps (a file behaves like a camera);
+    `speed`: × real time for a paced file; `queue_frames`: frames that may wait for processing
+    before the oldest is dropped (small: a live recorder wants the newest frame, not a backlog)."""
+
+    realtime: bool = False
+    speed: float = 1.0
+    queue_frames: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0.05 <= self.speed <= 100.0:
+            raise SourceError(f"--speed {self.speed}: must be between 0.05 and 100 (× real time)")
+        if self.queue_frames < 1:
+            raise SourceError(f"queue_frames {self.queue_frames}: must be at least 1")
+
+
+_END = object()   # the capture thread's last item: the source ended
+
+
 class FrameSource:
     """Iterate frames from OpenCV's VideoCapture with times and clear failures."""
 
-    def __init__(self, spec: str, lost_after_s: float = 3.0) -> None:
+    def __init__(self, spec: str, lost_after_s: float = 3.0, *, pacing: SourcePacing | None = None,
+                 start_s: float = 0.0) -> None:
         import cv2
 
         self.spec = spec
         self.lost_after_s = lost_after_s
+        self.pacing = pacing or SourcePacing()
         self.live = False
         if spec.strip().isdigit():
             self.live = True
@@ -69,46 +100,140 @@ class FrameSource:
         self.fps = fps if 1.0 <= fps <= 240.0 else 25.0
         n = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         self.frame_count: int | None = n if (not self.live and n > 0) else None
+        self.first_index = 0
+        if start_s > 0 and not self.live:
+            self.first_index = self._seek(start_s)
         self._first: np.ndarray | None = None
         if not self.live:
             ok, img = self._cap.read()
             if not ok or img is None:
                 self._cap.release()
-                raise SourceError(f"{spec}: not a video OpenCV can decode (no frame could be read)")
+                where = f" at {start_s:.2f} s" if start_s > 0 else ""
+                raise SourceError(f"{spec}: not a video OpenCV can decode (no frame could be read{where})")
             self._first = img
         self.width = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0)
         self.height = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
         self.ended_early = False
         self.t0_monotonic: float | None = None
+        self.grabbed = 0          # frames read from the source
+        self.dropped = 0          # frames a paced/live source dropped because processing fell behind
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
-    def __iter__(self) -> Iterator[Frame]:
-        index = 0
-        t0 = time.monotonic()
-        self.t0_monotonic = t0
-        last_ok = t0
+    @property
+    def paced(self) -> bool:
+        """Frames come from a capture thread on the source's own clock (live, or --realtime)."""
+        return self.live or self.pacing.realtime
+
+    def _seek(self, start_s: float) -> int:
+        """Position a file at `start_s` (by frame number: exact for the fps-based times we give)."""
+        import cv2
+        index = int(round(start_s * self.fps))
+        if self.frame_count is not None and index >= self.frame_count:
+            raise SourceError(f"{self.spec}: cannot continue at {start_s:.2f} s: the video is only "
+                              f"{self.frame_count / self.fps:.2f} s long")
+        if not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index):
+            raise SourceError(f"{self.spec}: cannot seek to {start_s:.2f} s in this video")
+        return index
+
+    # ------------------------------------------------------------------ unpaced file
+    def _file_frames(self) -> Iterator[Frame]:
+        index = self.first_index
+        self.t0_monotonic = time.monotonic()
         if self._first is not None:
-            yield Frame(self._first, 0.0, 0)
+            self.grabbed += 1
+            yield Frame(self._first, index / self.fps, index)
             self._first = None
-            index = 1
+            index += 1
         while True:
             ok, img = self._cap.read()
             if not ok or img is None:
-                if not self.live:
-                    if self.frame_count is not None and index < self.frame_count - 1:
-                        self.ended_early = True
-                    return
-                if time.monotonic() - last_ok > self.lost_after_s:
-                    raise SourceLost(f"{self.kind} {self.spec}: no frame for {self.lost_after_s:.0f} s "
-                                     f"(disconnected?); recording stopped, data so far kept")
-                time.sleep(0.02)
-                continue
-            if self.live:
-                last_ok = time.monotonic()
-                t = last_ok - t0
-            else:
-                t = index / self.fps
-            yield Frame(img, t, index)
+                if self.frame_count is not None and index < self.frame_count - 1:
+                    self.ended_early = True
+                return
+            self.grabbed += 1
+            yield Frame(img, index / self.fps, index)
             index += 1
 
+    # ------------------------------------------------------------------ paced: capture thread
+    def _put_newest(self, q: "queue.Queue[Any]", item: Any) -> None:
+        """Queue a frame; when processing is behind, drop the oldest waiting one (counted)."""
+        while True:
+            try:
+                q.put_nowait(item)
+                return
+            except queue.Full:
+                try:
+                    old = q.get_nowait()
+                except queue.Empty:
+                    continue
+                if isinstance(old, Frame):
+                    self.dropped += 1
+
+    def _capture(self, q: "queue.Queue[Any]", t0: float) -> None:
+        index = self.first_index
+        try:
+            if self._first is not None:
+                first_t = index / self.fps
+                self.grabbed += 1
+                self._put_newest(q, Frame(self._first, first_t, index))
+                self._first = None
+                index += 1
+            start_t = self.first_index / self.fps
+            while not self._stop.is_set():
+                ok, img = self._cap.read()
+                if not ok or img is None:
+                    if not self.live:
+                        if self.frame_count is not None and index < self.frame_count - 1:
+                            self.ended_early = True
+                        q.put(_END)
+                        return
+                    time.sleep(0.01)     # a live source between frames; the reader judges "lost"
+                    continue
+                if self.live:
+                    t = time.monotonic() - t0
+                else:
+                    t = index / self.fps
+                    due = t0 + (t - start_t) / self.pacing.speed
+                    wait = due - time.monotonic()
+                    if wait > 0 and self._stop.wait(wait):
+                        return
+                self.grabbed += 1
+                self._put_newest(q, Frame(img, t, index))
+                index += 1
+        except Exception as exc:  # noqa: BLE001 — handed to the reading side, which raises it there
+            q.put(exc)
+
+    def _paced_frames(self) -> Iterator[Frame]:
+        q: "queue.Queue[Any]" = queue.Queue(maxsize=self.pacing.queue_frames)
+        t0 = time.monotonic()
+        self.t0_monotonic = t0
+        self._thread = threading.Thread(target=self._capture, args=(q, t0), name="xqtrack-capture", daemon=True)
+        self._thread.start()
+        last_ok = time.monotonic()
+        try:
+            while True:
+                try:
+                    item = q.get(timeout=0.1)
+                except queue.Empty:
+                    if self.live and time.monotonic() - last_ok > self.lost_after_s:
+                        raise SourceLost(f"{self.kind} {self.spec}: no frame for {self.lost_after_s:.0f} s "
+                                         f"(disconnected?); recording stopped, data so far kept") from None
+                    continue
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise SourceError(f"{self.kind} {self.spec}: reading failed: {item}") from item
+                last_ok = time.monotonic()
+                yield item
+        finally:
+            self._stop.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self._paced_frames() if self.paced else self._file_frames()
+
     def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
         self._cap.release()

@@ -28,19 +28,71 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--rules", default="cn", choices=["cn", "axf"],
                    help="ruleset for repetition rulings (棋例): cn (default) or axf")
     r.add_argument("--quiet", action="store_true", help="no progress bar / live board")
+    _add_pacing(r)
     r.set_defaults(func=_record)
 
     d = subparsers.add_parser("demo", help="record the bundled sample clip and show where the outputs are")
     d.add_argument("--out", help="output folder (default: a new xqtrack-demo-<time> folder here)")
+    _add_pacing(d)
     d.set_defaults(func=_demo)
 
 
-def _make_reader():
+def _add_pacing(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--realtime", action="store_true",
+                   help="play a video file at its own pace, like a camera (frames dropped if processing falls behind)")
+    p.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="with --realtime: X times real time (default 1)")
+
+
+# Share of each second of frames a live source may spend searching for a board it has not found.
+LIVE_SEARCH_SHARE = 0.5
+
+
+def _make_reader(live: bool = False):
     try:
         from vision import BoardReader
     except ImportError as exc:
         raise RuntimeError(f"the vision stage is not available: {exc}") from None
-    return BoardReader()
+    return BoardReader(search_share=LIVE_SEARCH_SHARE if live else None)
+
+
+def _open_source(args: argparse.Namespace, start_s: float = 0.0):
+    from runtime.sources import FrameSource, SourcePacing
+
+    if args.speed != 1.0 and not args.realtime:
+        raise ValueError("--speed goes with --realtime")
+    return FrameSource(args.source if hasattr(args, "source") else args.clip,
+                       pacing=SourcePacing(realtime=args.realtime, speed=args.speed), start_s=start_s)
+
+
+class _StopOnSignals:
+    """SIGTERM and SIGHUP (and Ctrl-C) end a recording the way the end of the source does: the
+    journal's end event, game.pgn and review.html are written. A second Ctrl-C forces the stop."""
+
+    def __init__(self, recorder) -> None:
+        self.recorder = recorder
+        self.previous: dict[int, object] = {}
+
+    def __enter__(self) -> "_StopOnSignals":
+        import signal
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            try:
+                self.previous[sig] = signal.signal(sig, self._handle)
+            except (ValueError, OSError):   # not the main thread, or a platform without it
+                pass
+        return self
+
+    def _handle(self, signum: int, _frame) -> None:
+        import signal
+        name = signal.Signals(signum).name
+        if signum == signal.SIGINT and self.recorder._stop_reason is not None:
+            raise KeyboardInterrupt
+        self.recorder.request_stop(f"stopped by {name}; everything recorded so far is kept")
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
 
 
 def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
@@ -66,15 +118,15 @@ def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
 
 def _record(args: argparse.Namespace) -> int:
     from runtime.console import LiveView, ProgressBar
-    from runtime.recorder import Recorder
-    from runtime.sources import FrameSource
+    from runtime.recorder import Recorder, resume_point
 
     if args.start_fen and args.resume:
         raise ValueError("--start-fen and --resume cannot be used together (the journal holds the position)")
     if args.start_fen:
         from rules import Position
         Position.from_fen(args.start_fen)  # FenError says what is wrong before anything opens
-    source = FrameSource(args.source)
+    start_s = resume_point(args.out) if args.resume and not _is_live_spec(args.source) else 0.0
+    source = _open_source(args, start_s)
     clock = _open_clock(args.clock, args.out, args.resume) if args.clock else None
     headers = {k: v for k, v in (("Red", args.red), ("Black", args.black), ("Event", args.event)) if v}
     progress = live = None
@@ -95,10 +147,12 @@ def _record(args: argparse.Namespace) -> int:
     from board.tracker import TrackerConfig
 
     rec = Recorder(args.out, start_fen=args.start_fen, read_start=args.read_start, resume=args.resume,
-                   clock=clock, notation=args.notation, reader=_make_reader(), headers=headers, on_line=say,
+                   clock=clock, notation=args.notation, reader=_make_reader(source.paced), headers=headers,
+                   on_line=say,
                    config=TrackerConfig(repetition_rules=args.rules))
     try:
-        summary = rec.run(source, progress=progress, live_view=live)
+        with _StopOnSignals(rec):
+            summary = rec.run(source, progress=progress, live_view=live)
     finally:
         source.close()
         if clock is not None and hasattr(clock, "close"):
@@ -113,6 +167,8 @@ def _report(summary, source=None) -> None:
     print(f"{len(summary.moves)} moves, {len(summary.incidents)} incidents; "
           f"{summary.video_s:.1f} s of video in {summary.wall_s:.1f} s ({summary.speed:.1f}x real time)",
           file=sys.stderr)
+    if summary.frames_dropped:
+        print(f"note: {summary.frames_dropped} frames dropped (processing fell behind the source)", file=sys.stderr)
     if source is not None and getattr(source, "ended_early", False):
         print("warning: the video ended before its announced length (truncated file?); "
               "everything up to there is recorded", file=sys.stderr)
@@ -139,7 +195,6 @@ def _demo(args: argparse.Namespace) -> int:
     import json
 
     from runtime.recorder import Recorder
-    from runtime.sources import FrameSource
 
     clip = sample_clip()
     out = Path(args.out) if args.out else Path.cwd() / time.strftime("xqtrack-demo-%Y%m%d-%H%M%S")
@@ -158,11 +213,13 @@ def _demo(args: argparse.Namespace) -> int:
             start_fen = f"{placement[0]} {side} - - 0 1"
     print(f"xqtrack demo: recording {clip}")
     print(f"writing to {out}/\n")
-    source = FrameSource(str(clip))
-    rec = Recorder(out, start_fen=start_fen, reader=_make_reader(), on_line=lambda s: print(s, flush=True),
+    args.clip = str(clip)
+    source = _open_source(args)
+    rec = Recorder(out, start_fen=start_fen, reader=_make_reader(source.paced), on_line=lambda s: print(s, flush=True),
                    headers={"Event": "xqtrack demo", "Site": str(clip.name)})
     try:
-        summary = rec.run(source)
+        with _StopOnSignals(rec):
+            summary = rec.run(source)
     finally:
         source.close()
     print()
@@ -189,3 +246,8 @@ def _demo(args: argparse.Namespace) -> int:
           f"  {out / 'review.html'}   the arbiter's review, open it in a browser\n"
           f"  {out / 'events.jsonl'}  the journal, one event per line")
     return 0 if summary.ended == "end_of_source" else 1
+
+
+def _is_live_spec(spec: str) -> bool:
+    """A camera index or a stream URL (anything but a file)."""
+    return spec.strip().isdigit() or ("://" in spec and not spec.startswith("file://"))
