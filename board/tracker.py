@@ -119,6 +119,7 @@ class Tracker:
         self._hashes: dict[int, int] = {}
         self._last_ruling: tuple | None = None
         self._t = 0.0
+        self.locked_plies = 0
         if start is not None:
             self._set_start(start, moves or [])
 
@@ -129,6 +130,11 @@ class Tracker:
         self._hashes = {self.position.zobrist_hash(): 1}
         for m in moves:
             self._record(m, None)
+
+    def lock_recorded_plies(self) -> None:
+        """Plies recorded so far (journalled before a restart) are a person's to change, never the
+        corrector's: a board that disagrees with them is out of sync, for someone to settle."""
+        self.locked_plies = len(self.moves)
 
     @property
     def ply(self) -> int:
@@ -707,7 +713,7 @@ class Tracker:
             return None
         ref_now = board_classes(self.position)
         best: tuple[float, int, Move, list[Move], Explanation] | None = None
-        for k in range(1, min(self.cfg.correct_plies, len(self.moves)) + 1):
+        for k in range(1, min(self.cfg.correct_plies, len(self.moves) - self.locked_plies) + 1):
             base = self.position.copy()
             undone = [base.pop() for _ in range(k)][::-1]
             suspect, kept = undone[0], undone[1:]
@@ -746,7 +752,7 @@ class Tracker:
         if self.cfg.correct_plies <= 0 or not self.moves:
             return None
         ref_now = board_classes(self.position)
-        for k in range(1, min(self.cfg.correct_plies + 1, len(self.moves)) + 1):
+        for k in range(1, min(self.cfg.correct_plies + 1, len(self.moves) - self.locked_plies) + 1):
             base = self.position.copy()
             undone = [base.pop() for _ in range(k)][::-1]
             ex = explain(base, evidence, self.cfg.explain, max_plies=k + 1)

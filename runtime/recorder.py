@@ -45,6 +45,10 @@ class RecordSummary:
         return self.video_s / self.wall_s if self.wall_s > 0 else 0.0
 
 
+# Seconds of frames without a board before the recorder says so in the journal.
+NO_BOARD_REPORT_S = 5.0
+
+
 def resume_point(out_dir: str | Path) -> float:
     """Source time where the recording in `out_dir` stopped (its last journalled event): a resumed
     file recording opens the video there instead of replaying what is already recorded."""
@@ -72,6 +76,8 @@ class Recorder:
         self._stop_reason: str | None = None
         self._disk_warned = False
         self._dropped_reported = 0
+        self._no_board_since: float | None = None
+        self._no_board_said = False
         self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
         self.moves_found: list[str] = []
         self.incidents: list[dict[str, Any]] = []
@@ -97,7 +103,7 @@ class Recorder:
             self.clocks_ms: list[int | None] = list(game.clocks_ms)
             self.resume_at_s = game.last_t
             self.journal = Journal(self.out_dir, self.disk)
-            self._resumed_ply = self.tracker.ply
+            self.tracker.lock_recorded_plies()
         else:
             if existing.exists() and existing.stat().st_size > 0:
                 raise RecordError(f"{self.out_dir} already holds a recording (events.jsonl); "
@@ -143,6 +149,25 @@ class Recorder:
         self._write(TrackingEvent(start, self.tracker.ply, "resumed", f"continuing after ply {self.tracker.ply}",
                                   extra={"fen": self.tracker.position.fen() if self.tracker.position else None,
                                          "t_offset": round(self.t_offset, 3), "source_t": round(start, 3)}))
+
+    def _note_board_search(self, found: bool, t: float) -> None:
+        """Say so when no board has been found for a while (a camera pointed elsewhere, noise):
+        once per stretch, with how much searching was done, so nobody waits on a silent recorder."""
+        if found:
+            self._no_board_since = None
+            self._no_board_said = False
+            return
+        if self._no_board_since is None:
+            self._no_board_since = t
+        if not self._no_board_said and t - self._no_board_since >= NO_BOARD_REPORT_S:
+            self._no_board_said = True
+            searches = int(getattr(self.reader, "searches", 0) or 0)
+            share = getattr(self.reader, "search_share", None)
+            bound = f"; searching at most {share:.0%} of each second" if share else ""
+            self._write(TrackingEvent(t, self.tracker.ply, "board_not_found",
+                                      f"no board found for {t - self._no_board_since:.0f} s of frames "
+                                      f"({searches} searches so far){bound}; check the camera's view",
+                                      extra={"searches": searches}))
 
     def _check_disk(self, t: float) -> None:
         """Warn once when space runs low; stop when the journal had to use its reserve."""
@@ -291,6 +316,7 @@ class Recorder:
                     if consecutive_errors > 50:
                         raise RecordError(f"vision failed on 50 frames in a row (last: frame {fr.index}: {exc})")
                     continue
+                self._note_board_search(obs.pose is not None, fr.t)
                 hom = obs.pose.homography if obs.pose is not None else None
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
