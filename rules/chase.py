@@ -406,9 +406,13 @@ def classify_move(before, move: Move, *, mate_depth: int = MATE_THREAT_DEPTH,
     line: list[Move] = []
     if mate_by_checks(threat_pos, mate_depth, budget, line):
         first = line[-1].iccs() if line else "?"
-        return MoveClass(MATE_THREAT, mate_threat=True,
+        # Kept for the AXF reading, where a mate threat is free but a chase made by the same
+        # move still counts towards a perpetual chase.
+        also = _new_chases(before, after, move, mover, enemy, rules)
+        extra = ("; it also threatens " + "; ".join(p.describe() for p in also)) if also else ""
+        return MoveClass(MATE_THREAT, chases=tuple(also), mate_threat=True,
                          reason=f"杀 mate threat: if {_side_word(enemy)} did nothing, {_side_word(mover)} "
-                                f"would mate by checks within {mate_depth} moves, starting {first}")
+                                f"would mate by checks within {mate_depth} moves, starting {first}{extra}")
     note = "mate-threat search stopped at its node budget" if budget.exhausted else ""
     new_pairs = _new_chases(before, after, move, mover, enemy, rules)
     if new_pairs:

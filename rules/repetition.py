@@ -128,9 +128,15 @@ class SidePlay:
             return False, ""
         if self.perpetual_check:
             return True, ""
+        if not rules.mate_threat_forbidden and MATE_THREAT in kinds:
+            # A mate threat is free here; one that also chases still counts as a chase.
+            victims = self.victims if len(self.victims) == len(kinds) else tuple(frozenset() for _ in kinds)
+            kinds = tuple(CHASE if k == MATE_THREAT and v else k for k, v in zip(kinds, victims))
+            if MATE_THREAT in kinds:
+                return False, "mate threats are allowed (AXF rule 9: perpetual mate threat is a draw)"
         attacking = {CHECK, CHASE} | ({MATE_THREAT} if rules.mate_threat_forbidden else set())
         if not all(k in attacking for k in kinds):
-            return False, "perpetual or mixed mate threats are allowed (AXF rule 9: perpetual mate threat is a draw)"
+            return False, ""
         if rules.mixtures_forbidden:
             return True, ""
         # every move a chase, or checks and chases mixed: forbidden only as a perpetual chase of
