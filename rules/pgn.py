@@ -331,8 +331,8 @@ class _GameBuilder:
                 return m.group(0)       # not a clock after all: keep the text
             return ""
 
-        text = _CLOCK_RE.sub(take_clock, body)
-        text = " ".join(text.split()) or None
+        stripped = _CLOCK_RE.sub(take_clock, body)
+        text = " ".join(stripped.split()) or None
         if not self.moves:
             if clock is not None:
                 self.initial_clock = clock
@@ -365,6 +365,7 @@ class _GameBuilder:
                     message = message[len(prefix):]
                     break
             raise self.fail(message, ply=ply, token=token.text, line=token.line, games=games)
+        assert self.pos is not None     # add_move is only called inside the movetext
         self.pos.push(move)
         self.moves.append(move)
         self.clocks.append(None)
@@ -436,7 +437,7 @@ def read_pgn(text: str) -> list[Game]:
                     depth += 1
                 elif tok.kind == "close":
                     depth -= 1
-                elif tok.kind == "tag":
+                elif tok.kind == "tag" and builder is not None:
                     raise builder.fail("variation '(' opened here is never closed before the next game",
                                        ply=None, token="(", line=var_line, games=games)
                 continue
@@ -487,7 +488,7 @@ def read_pgn(text: str) -> list[Game]:
         index = builder.index if builder is not None else len(games)
         raise PgnError(f"game {index + 1}, {exc}", game_index=index, ply=None, token=exc.token,
                        games=games) from None
-    if depth:
+    if depth and builder is not None:
         raise builder.fail("variation '(' opened here is never closed", ply=None, token="(",
                            line=var_line, games=games)
     if builder is not None and (builder.has_movetext or builder.headers):
@@ -500,7 +501,9 @@ def read_pgn(text: str) -> list[Game]:
 # ---- writer ---------------------------------------------------------------------------------
 
 def _escape_tag(value: str) -> str:
-    return " ".join(str(value).split()).replace("\\", "\\\\").replace('"', '\\"')
+    """A tag value on one line, as it was otherwise (runs of spaces kept: names are compared)."""
+    text = re.sub(r"[\r\n\t\v\f]+", " ", str(value))
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _comment_text(text: str) -> str:
@@ -525,27 +528,42 @@ def _is_standard_start(fen: str | None) -> bool:
         return False
 
 
-def write_pgn(game: Game, notation: str = "chinese", traditional: bool = False) -> str:
+# The tag order PGN readers expect (the chess Seven Tag Roster with Red/Black, as xqbase writes
+# it); the game's other tags follow in their own order, then FEN and Format.
+USUAL_TAG_ORDER = ("Game", "Event", "Site", "Date", "Round", "Red", "Black", "Result")
+ICCS_STYLES = ("plain", "xqbase")
+
+
+def _iccs_text(move: Move, style: str) -> str:
+    """'h2e2' (plain) or 'H2-E2' (xqbase, what XQStudio and other older readers look for)."""
+    text = move.iccs()
+    return text if style == "plain" else f"{text[:2].upper()}-{text[2:].upper()}"
+
+
+def write_pgn(game: Game, notation: str = "chinese", traditional: bool = False,
+              iccs_style: str = "plain") -> str:
     """The game as xqbase-style PGN text, moves in `notation` (iccs, wxf, chinese, yizi).
 
-    Tags: [Game "Chinese Chess"] first, the game's own tags in their order, [Result] from
-    `game.result`, [FEN] only for a non-standard start, [Format] naming the notation. One move
-    pair per line; clock readings as {[%clk h:mm:ss]} after the move they belong to.
+    Tags in the usual order (`USUAL_TAG_ORDER`: Game, Event, Site, Date, Round, Red, Black,
+    Result), then the game's other tags in their order, [FEN] only for a non-standard start,
+    [Format] naming the notation. `iccs_style` "xqbase" writes ICCS moves as `H2-E2`, the form
+    older readers expect; "plain" as `h2e2`. One move pair per line; clock readings as
+    {[%clk h:mm:ss]} comments after the move they belong to (a reader that does not know %clk
+    keeps or skips them as ordinary comments).
     """
     notation = canonical_notation(notation)
-    lines = ['[Game "Chinese Chess"]']
-    skip = {"Game", "Format", "FEN", "Result"}
-    wrote_result = False
+    if iccs_style not in ICCS_STYLES:
+        raise ValueError(f"iccs_style {iccs_style!r} must be one of {', '.join(ICCS_STYLES)}")
+    values = {"Game": "Chinese Chess", "Result": game.result}
     for key, value in game.headers.items():
-        if key in skip:
-            if key == "Result" and not wrote_result:
-                lines.append(f'[Result "{game.result}"]')
-                wrote_result = True
-            continue
-        lines.append(f'[{key} "{_escape_tag(value)}"]')
-    if not wrote_result:
-        lines.append(f'[Result "{game.result}"]')
-    if not _is_standard_start(game.start_fen):
+        if key not in ("Game", "Format", "FEN", "Result"):
+            values[key] = value
+    lines = []
+    for key in USUAL_TAG_ORDER:
+        if key in values:
+            lines.append(f'[{key} "{_escape_tag(values.pop(key))}"]')
+    lines.extend(f'[{key} "{_escape_tag(value)}"]' for key, value in values.items())
+    if game.start_fen is not None and not _is_standard_start(game.start_fen):
         lines.append(f'[FEN "{_escape_tag(game.start_fen)}"]')
     lines.append(f'[Format "{FORMAT_NAMES[notation]}"]')
     lines.append("")
@@ -560,6 +578,8 @@ def write_pgn(game: Game, notation: str = "chinese", traditional: bool = False) 
         except NotationError as exc:
             raise PgnError(f"cannot write game: ply {ply + 1} {move.iccs()}: {exc}", ply=ply,
                            token=move.iccs()) from None
+        if notation == "iccs":
+            text = _iccs_text(move, iccs_style)
         red = pos.turn == "w"
         if red or not row:
             if row:
