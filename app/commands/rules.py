@@ -16,14 +16,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--divide", action="store_true", help="also print the count under each first move")
     p.set_defaults(func=_perft)
 
-    c = subparsers.add_parser("convert", help="rewrite a game file's moves in another notation (PGN to stdout)")
-    c.add_argument("gamefile", help="PGN (UTF-8 or GBK)")
-    c.add_argument("--to", required=True, choices=["iccs", "wxf", "chinese", "yizi"], help="output notation")
+    c = subparsers.add_parser(
+        "convert", help="rewrite a game file (PGN, XQF, CBR, CBL, CBF, DhtmlXQ) as PGN, XQF, DhtmlXQ or CBF")
+    c.add_argument("gamefile", help="any game file: PGN (UTF-8/GBK/Big5), XQF, CCBridge CBR/CBL/CBF, "
+                   "DhtmlXQ (alone or in a web page); the format is found from the content")
+    c.add_argument("--to", default="chinese", choices=["iccs", "wxf", "chinese", "yizi"],
+                   help="notation of PGN moves (default chinese; iccs is written H2-E2 as xqbase does)")
+    c.add_argument("--to-format", default="pgn", choices=["pgn", "xqf", "dhtmlxq", "cbf"],
+                   help="file format written (default pgn; xqf and cbf hold one game)")
+    c.add_argument("--encoding", default="utf-8", choices=["utf-8", "gbk"],
+                   help="text encoding of PGN / DhtmlXQ output (gbk for older readers)")
     c.add_argument("--traditional", action="store_true", help="traditional characters for Chinese notation")
+    c.add_argument("--iccs-style", default="xqbase", choices=["xqbase", "plain"],
+                   help="ICCS moves as H2-E2 (xqbase, default) or h2e2 (plain)")
+    c.add_argument("--out", default=None, help="write to this file instead of stdout (needed for xqf on a terminal)")
+    c.add_argument("--strict", action="store_true",
+                   help="a broken game in a library is an error (default: skip it, say so on stderr, keep the rest)")
     c.set_defaults(func=_convert)
 
     a = subparsers.add_parser("adjudicate", help="rule on a game's final repetition (one JSON line)")
-    a.add_argument("gamefile", help="PGN (UTF-8 or GBK); the last game in the file is judged")
+    a.add_argument("gamefile", help="any game file (PGN, XQF, CBR, CBL, CBF, DhtmlXQ); the last game is judged")
     a.add_argument("--rules", default="cn", choices=["cn", "axf"],
                    help="ruleset: cn = Chinese Xiangqi Association (default), axf = Asian Xiangqi Federation")
     a.set_defaults(func=_adjudicate)
@@ -48,21 +60,35 @@ def _perft(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from rules.pgn import read_pgn_file, write_pgn
+    from rules.formats import read_game_file, write_games
 
-    games = read_pgn_file(args.gamefile)
+    games = read_game_file(args.gamefile)
+    if games.skipped and args.strict:
+        raise ValueError(games.skipped[0].message)
     if not games:
         raise ValueError(f"{args.gamefile}: no game found")
-    out = [write_pgn(game, notation=args.to, traditional=args.traditional) for game in games]
-    sys.stdout.write("\n".join(out))
+    data = write_games(games, args.to_format, notation=args.to, traditional=args.traditional,
+                       encoding=args.encoding, iccs_style=args.iccs_style)
+    for skipped in games.skipped:
+        print(f"xqtrack convert: skipped: {skipped.message}", file=sys.stderr)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_bytes(data)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     return 0
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
-    from rules.pgn import read_pgn_file
+    from rules.formats import read_game_file
     from rules.repetition import adjudicate
 
-    games = read_pgn_file(args.gamefile)
+    games = read_game_file(args.gamefile)
+    if games.skipped:       # the game judged must be the file's real last game, read in full
+        raise ValueError(games.skipped[-1].message)
     if not games:
         raise ValueError(f"{args.gamefile}: no game found")
     game = games[-1]

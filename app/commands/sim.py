@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _load_game(path: Path, game_id: str | None, number: int) -> tuple[str | None, list[str]]:
-    """(start FEN or None, ICCS moves) of one game from a .jsonl or PGN file."""
+    """(start FEN or None, ICCS moves) of one game from a .jsonl file or any game file."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such game file")
     if path.suffix.lower() in (".jsonl", ".json"):
@@ -62,9 +62,9 @@ def _load_game(path: Path, game_id: str | None, number: int) -> tuple[str | None
         if "moves_iccs" not in g:
             raise ValueError(f"{path}: game {g.get('id', number)} has no 'moves_iccs'")
         return g.get("start_fen"), list(g["moves_iccs"])
-    from rules.pgn import read_pgn_file
+    from rules.formats import read_game_file
 
-    games = read_pgn_file(path)
+    games = read_game_file(path)      # PGN, XQF, CBR, CBL, CBF or DhtmlXQ, found from the content
     if not 1 <= number <= len(games):
         raise ValueError(f"{path}: game {number} requested, file has {len(games)}")
     g = games[number - 1]

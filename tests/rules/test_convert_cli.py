@@ -23,7 +23,7 @@ def xqtrack(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("notation, traditional, marker", [
-    ("iccs", False, "h2e2"), ("wxf", False, "C2.5"), ("chinese", False, "马8进7"),
+    ("iccs", False, "H2-E2"), ("wxf", False, "C2.5"), ("chinese", False, "马8进7"),
     ("chinese", True, "馬8進7"), ("yizi", False, "炮253"),
 ])
 def test_convert_gbk_game_to_each_notation(notation, traditional, marker):
@@ -50,7 +50,7 @@ def test_convert_keeps_every_game_of_a_file():
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["convert", str(DATA / "rules" / "bad_second_game.pgn"), "--to", "iccs"],
+    (["convert", str(DATA / "rules" / "bad_second_game.pgn"), "--to", "iccs", "--strict"],
      "game 2 (Red player vs Black player), ply 4 (move 2...) '马8进7'"),
     (["convert", str(DATA / "rules" / "no_such_file.pgn"), "--to", "wxf"], "cannot read the file"),
 ])
