@@ -5,6 +5,7 @@ here is I/O free so the board finder, the tracker and the tests share one defini
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, is_dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -111,6 +112,44 @@ def lattice_segments(step: float = 0.5, lo: float = 0.25, hi: float = 0.75,
     return out
 
 
+# ----------------------------------------------------------------------------- settings, line fit
+def check_config(cfg: object) -> None:
+    """Refuse a settings dataclass holding a negative or non-finite number, naming the field.
+
+    Every threshold in the vision settings is a size, a fraction, a count or a contrast: none
+    is negative, and NaN would silently switch a test off. Nested settings are checked too.
+    """
+    if not is_dataclass(cfg) or isinstance(cfg, type):
+        raise TypeError(f"check_config takes a settings dataclass instance, not {cfg!r}")
+    for f in fields(cfg):
+        v = getattr(cfg, f.name)
+        items = v if isinstance(v, tuple) else (v,)
+        for x in items:
+            if isinstance(x, bool):
+                continue
+            if isinstance(x, (int, float)):
+                if not np.isfinite(x) or x < 0:
+                    raise ValueError(f"{type(cfg).__name__}.{f.name} = {v!r}: must be a finite number >= 0")
+            elif hasattr(x, "__dataclass_fields__"):
+                check_config(x)
+
+
+@dataclass(frozen=True)
+class LineFitConfig:
+    """Robust weighting of `fit_h_from_line_points`: how far off a point may lie before it counts less."""
+
+    huber_k: float = 2.0        # residual (robust sigmas) beyond which a point's weight falls as 1/residual
+    min_sigma: float = 1e-4     # floor of the robust residual scale (spacings): an exact fit must not divide by 0
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+
+DEFAULT_LINE_FIT = LineFitConfig()
+
+MAD_TO_SIGMA = 1.4826  # median absolute deviation -> standard deviation of a normal distribution
+
+
 def _normaliser(pts: np.ndarray) -> np.ndarray:
     c = pts.mean(axis=0)
     s = np.sqrt(2) / max(np.sqrt(((pts - c) ** 2).sum(axis=1)).mean(), 1e-9)
@@ -119,7 +158,7 @@ def _normaliser(pts: np.ndarray) -> np.ndarray:
 
 def fit_h_from_line_points(img_pts: np.ndarray, axis: np.ndarray, value: np.ndarray,
                            weights: np.ndarray | None = None, h0: np.ndarray | None = None,
-                           iters: int = 4) -> np.ndarray:
+                           iters: int = 4, config: LineFitConfig = DEFAULT_LINE_FIT) -> np.ndarray:
     """Fit board->image homography H to image points known to lie on lattice lines.
 
     Point k lies on the board line x = value[k] (axis 0) or y = value[k] (axis 1). With
@@ -158,8 +197,8 @@ def fit_h_from_line_points(img_pts: np.ndarray, axis: np.ndarray, value: np.ndar
         scale = np.abs(den) + 1e-12
         num = np.where(ax0, ph @ g[0], ph @ g[1])
         res = np.abs(num / den - value)
-        sigma = max(1.4826 * median(res), 1e-4)
-        k = 2.0 * sigma
+        sigma = max(MAD_TO_SIGMA * median(res), config.min_sigma)
+        k = config.huber_k * sigma
         rob = np.where(res <= k, 1.0, k / np.maximum(res, 1e-12))
     h = np.linalg.inv(g @ t)  # board -> image in original pixel coordinates
     return h / h[2, 2]

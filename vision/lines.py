@@ -13,7 +13,34 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import apply_h
+from .geometry import apply_h, check_config
+
+
+@dataclass(frozen=True)
+class RidgeConfig:
+    """How a drawn line is measured across: its width, and which ridge in the search window wins.
+
+    Shared by the finder (vision.locate) and the lock (vision.lock), which must see lines alike.
+    """
+
+    line_width_frac: float = 0.035  # drawn line width, as a fraction of the point spacing
+    min_line_width_px: int = 2      # ... but never thinner than this (px): a ridge needs flanks
+    prefer_sigma_frac: float = 0.5  # width of the preference for ridges near the prediction, fraction of the search half-width
+    prefer_sigma_px: float = 0.5    # ... plus this (px), so a tiny window still prefers its centre
+    clear_ridge_share: float = 0.5  # a local maximum this share of a typical line's contrast is a clear ridge (nearest wins)
+    typical_cap: float = 4.0        # a sample's peak counts towards "typical" only up to this many times the minimum contrast (+ the mean)
+    direction_step: float = 0.05    # board-plane step (spacings) along a line used to find its image direction
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+
+DEFAULT_RIDGE = RidgeConfig()
+
+
+def line_width_px(spacing_px: float, ridge: RidgeConfig = DEFAULT_RIDGE) -> int:
+    """Drawn line width (px) on a board whose points are `spacing_px` apart: the ridge filter's half-width."""
+    return int(max(ridge.min_line_width_px, round(ridge.line_width_frac * spacing_px)))
 
 
 @dataclass
@@ -28,7 +55,7 @@ class LineSamples:
 
 
 def sample_profiles(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.ndarray,
-                    half_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    half_len: int, ridge: RidgeConfig = DEFAULT_RIDGE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Intensity profiles (N, 2*half_len+1) across the image lines through board points `pts`.
 
     The profile direction is the image normal of the mapped line (not the mapped board normal,
@@ -36,7 +63,7 @@ def sample_profiles(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.nd
     """
     tan = np.c_[nrm[:, 1], -nrm[:, 0]]
     c = apply_h(h, pts)
-    d = apply_h(h, pts + 0.05 * tan) - c
+    d = apply_h(h, pts + ridge.direction_step * tan) - c
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
     u = np.c_[-d[:, 1], d[:, 0]]
     s = np.arange(-half_len, half_len + 1, dtype=np.float64)
@@ -78,22 +105,27 @@ def ridge_response(prof: np.ndarray, w: int, polarity: int = 1) -> np.ndarray:
 
 
 def measure(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.ndarray, search_px: float,
-            w: int, polarity: int = 1, min_strength: float = 6.0, tol_px: float = 1.5) -> LineSamples:
-    """Find the ridge nearest each predicted line sample within +-search_px (sub-pixel)."""
-    return measure_both(gray, h, pts, nrm, search_px, w, (polarity,), min_strength, tol_px)[0]
+            w: int, polarity: int = 1, min_strength: float = 6.0, tol_px: float = 1.5,
+            ridge: RidgeConfig = DEFAULT_RIDGE) -> LineSamples:
+    """Find the ridge nearest each predicted line sample within +-search_px (sub-pixel).
+
+    `w`: line width (px, `line_width_px`); `min_strength`: ridge contrast (grey levels) that
+    counts as a line; `tol_px`: how far from the prediction `centre_strength` looks."""
+    return measure_both(gray, h, pts, nrm, search_px, w, (polarity,), min_strength, tol_px, ridge)[0]
 
 
 def measure_both(gray: np.ndarray, h: np.ndarray, pts: np.ndarray, nrm: np.ndarray, search_px: float,
                  w: int, polarities: tuple[int, ...] = (1, -1), min_strength: float = 6.0,
-                 tol_px: float = 1.5) -> list[LineSamples]:
+                 tol_px: float = 1.5, ridge: RidgeConfig = DEFAULT_RIDGE) -> list[LineSamples]:
     """`measure` for several ink polarities sharing one profile sampling."""
     search = max(int(np.ceil(search_px)), 1)
     half = search + 3 * w + 1
-    prof, c, u = sample_profiles(gray, h, pts, nrm, half)
-    return [_measure_prof(prof, c, u, search, half, w, pol, min_strength, tol_px) for pol in polarities]
+    prof, c, u = sample_profiles(gray, h, pts, nrm, half, ridge)
+    return [_measure_prof(prof, c, u, search, half, w, pol, min_strength, tol_px, ridge) for pol in polarities]
 
 
-def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -> LineSamples:
+def _measure_prof(prof: np.ndarray, c: np.ndarray, u: np.ndarray, search: int, half: int, w: int,
+                  polarity: int, min_strength: float, tol_px: float, ridge: RidgeConfig) -> LineSamples:
     resp = ridge_response(prof, w, polarity)
     L = prof.shape[1]
     mid = half
@@ -101,7 +133,7 @@ def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -
     # prefer the ridge nearest the prediction: a board's outer frame or a piece rim a little
     # further away is often stronger than the lattice line itself
     ds = np.arange(-search, search + 1, dtype=np.float32)
-    pref = np.exp(-0.5 * (ds / (0.5 * search + 0.5)) ** 2)
+    pref = np.exp(-0.5 * (ds / (ridge.prefer_sigma_frac * search + ridge.prefer_sigma_px)) ** 2)
     k = np.argmax(np.where(np.isfinite(win), np.maximum(win, 0) * pref[None, :], -1.0), axis=1)
     # among clear ridges (local maxima at least half as strong as a typical lattice line
     # here), take the nearest: lattice lines are alike, a frame is thicker and darker
@@ -112,8 +144,8 @@ def _measure_prof(prof, c, u, search, half, w, polarity, min_strength, tol_px) -
         top = np.max(wf, axis=1)
         ok_top = np.isfinite(top) & (top >= min_strength)
         if ok_top.any():
-            typical = float(np.mean(np.minimum(top[ok_top], 4 * min_strength + np.mean(top[ok_top]))))
-            strong = peak & (wf >= max(min_strength, 0.5 * typical))
+            typical = float(np.mean(np.minimum(top[ok_top], ridge.typical_cap * min_strength + np.mean(top[ok_top]))))
+            strong = peak & (wf >= max(min_strength, ridge.clear_ridge_share * typical))
             has = strong.any(axis=1)
             dist = np.where(strong, np.abs(ds)[None, :], np.inf)
             k = np.where(has, np.argmin(dist, axis=1), k)

@@ -22,16 +22,216 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import cv2
 import numpy as np
 
 from . import geometry as geo
-from .lines import measure, measure_both, ridge_response
+from .geometry import check_config
+from .lines import DEFAULT_RIDGE, RidgeConfig, line_width_px, measure, measure_both, ridge_response
 from .observation import BoardPose
 
-WORK_MAX = 1000  # working resolution (longest side, px) for finding
-MIN_SUPPORT = 0.5  # fraction of lattice line samples that must show a line
+
+# ----------------------------------------------------------------------------- settings
+# Every threshold that steers the finder, with its unit. Numerical guards (1e-12 against a
+# division by zero) and plain arithmetic (a midpoint's 0.5) stay in the code. The defaults are
+# the figures the finder was tuned to on the sim renders and the real photos.
+
+@dataclass(frozen=True)
+class LsdLook:
+    """One look for line segments: the resolution LSD runs at and its own smoothing."""
+
+    max_px: int     # longest image side LSD runs at (px); a larger image is shrunk first
+    scale: float    # LSD's Gaussian down-scaling (OpenCV's default 0.8; lower: less smoothing, cheaper)
+
+
+@dataclass(frozen=True)
+class RefinePass:
+    """One use of `refine`: how wide it searches for the ridges and for how many rounds."""
+
+    search_frac: float  # ridge search half-width, fraction of the point spacing (narrowed once settled)
+    rounds: int         # rounds after the lattice has settled
+    step: float = 0.1   # step between line samples along each unit segment (spacings)
+    extra: int = 2      # further rounds allowed while the lattice is still moving
+
+
+@dataclass(frozen=True)
+class SegmentConfig:
+    """Line segments (LSD) and how much each looks like a thin drawn line rather than a step edge."""
+
+    clahe_clip: float = 2.0          # CLAHE contrast limit before LSD (OpenCV's clip-limit units)
+    clahe_tiles: int = 8             # CLAHE tiles per image side
+    min_length_px: float = 8.0       # shortest segment kept (working px) ...
+    min_length_frac: float = 0.008   # ... or this fraction of the longest image side, if longer
+    min_segments: int = 20           # fewer segments than this: no lattice is searched for
+    ridge_width_px: int = 2          # line width assumed when testing a segment for a ridge (working px)
+    ridge_places: tuple[float, ...] = (0.25, 0.5, 0.75)  # where along a segment it is tested (fractions of its length)
+    ridge_reach_px: int = 3          # how far across the segment the ridge may sit (px: LSD sits on the line's flank)
+    ridge_full_contrast: float = 12.0  # ridge contrast (grey levels) that gives a segment full weight
+    ridge_min_weight: float = 0.05   # weight left to a segment with no ridge at all (a step edge)
+
+
+@dataclass(frozen=True)
+class FamilyConfig:
+    """The two line families: peaks of the segment-angle histogram, their vanishing points."""
+
+    angle_blur_deg: float = 2.0      # Gaussian sigma smoothing the segment-angle histogram (degrees)
+    angle_kernel_deg: int = 6        # half-width of that smoothing kernel (degrees)
+    max_peaks: int = 7               # angle peaks considered
+    min_peak_share: float = 0.05     # a peak must reach this share of the highest one
+    peak_exclusion_deg: int = 12     # angles within this of a chosen peak are not further peaks (degrees)
+    min_pair_angle_deg: float = 30.0  # two peaks closer than this are not the two families (degrees)
+    pairs_tried: int = 8             # peak pairs tried, strongest first
+    member_band_deg: float = 15.0    # a segment within this of the peak belongs to its family (degrees)
+    min_members: int = 6             # segments a family needs for a vanishing point
+    vp_tol_px: float = 1.2           # a segment agrees with a vanishing point within this (working px)
+    vp_draws: int = 150              # RANSAC segment pairs drawn per vanishing point
+    vp_polish_rounds: int = 5        # weighted least-squares rounds on the inliers
+    weight_cap: float = 8.0          # a segment's comb weight is capped at this many times its family's median
+    combs_per_count: int = 2         # comb candidates kept per family and tooth count (9 or 10)
+
+
+@dataclass(frozen=True)
+class CombConfig:
+    """Equally spaced combs through 1-D line positions (a family seen with its perspective undone)."""
+
+    bins: int = 500                  # histogram bins over the span of the positions
+    span_percentile: float = 0.5     # the span runs from this percentile of the positions to 100 minus it (%)
+    span_margin: float = 0.02        # ... widened by this fraction of itself on each side
+    coarse_blur_bins: float = 2.5    # histogram blur of the coarse pass (bins): tolerates vanishing-point error
+    fine_blur_bins: float = 1.2      # histogram blur of the polish (bins)
+    max_spacings: int = 60           # the finest comb tried has this many spacings across the span
+    spacing_step: float = 0.02       # coarse step between spacings (natural-log units: 2 %)
+    offset_step_bins: float = 2.0    # coarse step between offsets (bins)
+    picks_per_spacing: int = 6       # best offsets per spacing that compete for the picks
+    same_spacing: float = 0.04       # two combs are one when their spacings differ by at most this fraction ...
+    same_offset: float = 0.3         # ... and their offsets by at most this many spacings
+    polish_spacings: tuple[float, float] = (0.97, 1.03)  # polish range of spacings, times the coarse spacing
+    polish_spacing_steps: int = 25   # ... tried in this many steps
+    polish_offset_bins: float = 4.0  # polish range of offsets, +- bins round the coarse offset ...
+    polish_offset_step_bins: float = 0.5  # ... in steps of this many bins
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """The image test of a lattice: its lines present, the river blank, nothing past its edges."""
+
+    min_spacing_px: float = 6.0      # a lattice whose points are closer than this (px) is not judged
+    sample_step: float = 0.2         # step between line samples along each unit segment (spacings)
+    sample_lo: float = 0.3           # samples run from this fraction of each segment ...
+    sample_hi: float = 0.7           # ... to this one (away from the intersections pieces hide)
+    tol_frac: float = 0.03           # a ridge this close to its line (fraction of a spacing) counts ...
+    coarse_tol_frac: float = 0.1     # ... at the first look at a comb hypothesis (which knows the lattice roughly)
+    min_tol_px: float = 1.5          # ... and never closer than this (px)
+    line_contrast: float = 5.0       # ridge contrast (grey levels) that counts as a drawn line
+    line_present: float = 0.15       # a lattice line shows when this fraction of its samples has a ridge
+    river_penalty: float = 0.5       # score lost per unit of the fraction of river samples that show a line
+    extension_penalty: float = 0.5   # score lost per unit of the fraction of samples past the edges that show a line
+    extension_reach: tuple[float, ...] = (0.4, 0.6)  # where the lines' continuations are tested (spacings past the edge)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Which comb hypotheses are refined and judged, and when the search stops."""
+
+    min_rough_score: float = 0.1     # hypotheses scoring below this at the first look are dropped
+    rough_board_like: float = 0.45   # a first-look score from which the best looks like a board ...
+    keep_close: float = 0.75         # ... and then only runners-up within this share of it are refined
+    keep_far: float = 0.5            # runners-up within this share are refined while the best does not look like one
+    refined: int = 3                 # first-look hypotheses refined per peak pair
+    judged: int = 2                  # refined ones given the full refinement and the window search
+    clear_board: float = 0.45        # a judged score from which it is clearly a board: no runner-up is tried
+    rough: RefinePass = RefinePass(0.15, 1, step=0.2, extra=1)  # the quick pull onto nearby ridges
+    strict: RefinePass = RefinePass(0.12, 3)                   # the full refinement before the window search
+
+
+@dataclass(frozen=True)
+class LineRefineConfig:
+    """`refine`: the rounds of measuring the ridges and refitting the lattice to them."""
+
+    min_search_px: float = 2.0       # ridge search half-width never below this (px)
+    min_lines: int = 3               # distinct lines per direction a fit needs
+    fit_iters: int = 3               # robust line-fit iterations per round
+    residual_cap: float = 0.3        # a sample's residual counts up to this in its line's mean (spacings)
+    off_line: float = 0.05           # a line whose mean residual exceeds this (spacings) ...
+    off_line_factor: float = 3.0     # ... and this many times the median line's is pulled onto something else
+    max_off_lines: int = 3           # more lines off than this: the fit is wrong, not the lines; none dropped
+    settled_frac: float = 0.04       # settled: the ridges' median shift is below this fraction of a spacing
+    narrow: float = 0.6              # once settled the search half-width shrinks by this factor a round ...
+    min_search_frac: float = 0.05    # ... down to this fraction of a spacing
+    settled_px: float = 0.15         # a median shift below this (px) ends the refinement
+
+
+@dataclass(frozen=True)
+class WindowConfig:
+    """The 9x10 window slid over the refined lattice extended by a few lines."""
+
+    reach: int = 4                   # lines the lattice is extended by on every side
+    places: tuple[float, ...] = (0.35, 0.5, 0.65)  # sample places along each unit segment (fractions)
+    refine: RefinePass = RefinePass(0.1, 2)       # refinement of a window other than the one started from
+
+
+@dataclass(frozen=True)
+class EdgeConfig:
+    """The check for an edge line locked onto a board frame beside it (stretching the lattice)."""
+
+    below_score: float = 0.7         # only fits scoring below this are checked (a clear fit has nothing to undo)
+    search_frac: float = 0.06        # ridge search half-width of the screen (fraction of a spacing) ...
+    min_search_px: float = 2.0       # ... and at least this (px)
+    min_samples: int = 3             # ridge samples an edge line needs to be judged
+    min_lines: int = 3               # inner lines per direction the fit without it needs
+    fit_iters: int = 2               # robust line-fit iterations of that fit
+    max_offset: float = 0.02         # an edge ridge further than this (spacings) off the inner lines' lattice is suspect
+    min_gain: float = 0.01           # a refit without the suspect must beat the score by this to be kept
+    refit: RefinePass = RefinePass(0.06, 2, step=0.2, extra=0)   # refit without the suspect line
+    polish: RefinePass = RefinePass(0.04, 1, step=0.2, extra=0)  # then with it again
+
+
+@dataclass(frozen=True)
+class RedConfig:
+    """Red ink on a point, for orienting the board when no piece readings decide it."""
+
+    hue_max: int = 7                 # red: OpenCV hue (0..179) at most this ...
+    hue_min: int = 165               # ... or at least this (the orange of wood, ~10-25, is not red)
+    min_saturation: int = 90         # ... with saturation at least this (0..255)
+    min_value: int = 60              # ... and value at least this (0..255)
+    disc_radius: float = 0.32        # red is counted in a circle of this radius round each point (cell widths)
+    empty_percentile: float = 30.0   # the typical empty point's red: this percentile over all points (%)
+    palace_weight: float = 2.0       # a palace point's red counts this many times (generals and advisors live there)
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Every threshold of the board finder (`find_lattice`, `locate`), with its unit."""
+
+    work_max_px: int = 1000          # working resolution: longest image side the search runs at (px)
+    min_image_px: int = 60           # an image whose shorter side is below this (px) cannot hold a readable board
+    gray_weights_bgr: tuple[float, float, float] = (0.25, 0.6, 0.15)  # B, G, R weights of the grey image (red ink stays dark)
+    first_look: LsdLook = LsdLook(720, 0.7)    # segments at a modest resolution, light smoothing (LSD is the costliest step)
+    fine_look_scale: float = 0.8     # LSD smoothing of the second look, at the working resolution
+    coarse_look: LsdLook = LsdLook(640, 0.8)   # the last look, only when nothing passed: boards LSD breaks up
+    fine_look_below_score: float = 0.55  # a fit scoring below this gets the second, finer look ...
+    fine_look_below_spacing_px: float = 22.0  # ... as does one whose points are closer than this at the first look's resolution (px)
+    min_search_score: float = 0.3    # a search result below this score is not finished
+    min_support: float = 0.5         # fraction of a lattice's line samples that must show a line, working and full resolution
+    full_res: RefinePass = RefinePass(0.04, 2)  # the last refinement, at full resolution
+    segments: SegmentConfig = SegmentConfig()
+    families: FamilyConfig = FamilyConfig()
+    comb: CombConfig = CombConfig()
+    verify: VerifyConfig = VerifyConfig()
+    search: SearchConfig = SearchConfig()
+    refine: LineRefineConfig = LineRefineConfig()
+    window: WindowConfig = WindowConfig()
+    edge: EdgeConfig = EdgeConfig()
+    red: RedConfig = RedConfig()
+    ridge: RidgeConfig = DEFAULT_RIDGE
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+
+DEFAULT_LOCATE = LocateConfig()
 
 
 class BoardNotFoundError(RuntimeError):
@@ -46,11 +246,51 @@ class LatticeFit:
     support: float          # fraction of visible line samples with a ridge (0..1)
     river_clear: float      # fraction of river samples WITHOUT a ridge (0..1)
     polarity: int           # 1 dark lines, -1 light lines
+    score: float            # the image test's score (`Verification.score`)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The image test of one lattice hypothesis (`_verify`)."""
+
+    score: float       # support x (share of lines present)^2 x river term - extension term; -1: not judged
+    polarity: int      # 1 dark lines, -1 light lines: the one that scored best
+    support: float     # fraction of the line samples with a ridge (0..1)
+    river_clear: float  # fraction of river samples WITHOUT a ridge (0..1)
+
+
+NOT_JUDGED = Verification(-1.0, 1, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class LatticeCandidate:
+    """A lattice hypothesis and how the image judged it, in the search's working image."""
+
     score: float
+    homography: np.ndarray  # board -> working image
+    polarity: int           # 1 dark lines, -1 light lines
+    support: float          # fraction of the line samples with a ridge (0..1)
+
+
+@dataclass(frozen=True)
+class Comb:
+    """An equally spaced comb of lines through 1-D positions (units of the positions)."""
+
+    offset: float   # position of the first tooth
+    spacing: float  # distance between teeth
+    score: float    # sum over the teeth of sqrt(support)
+
+
+@dataclass(frozen=True)
+class LineFamily:
+    """Segments converging on one vanishing point."""
+
+    vanishing_point: np.ndarray  # homogeneous, normalised image coordinates
+    members: np.ndarray          # indices of the member segments
 
 
 # ----------------------------------------------------------------------------- preparation
-def to_gray(image: np.ndarray) -> np.ndarray:
+def to_gray(image: np.ndarray, config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
     """Grey image for line evidence. Accepts BGR, BGRA or grey uint8."""
     if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
         raise ValueError("image must be a non-empty HxW or HxWx3 numpy array")
@@ -63,60 +303,59 @@ def to_gray(image: np.ndarray) -> np.ndarray:
     # green-weighted grey: red ink (the other common line colour besides black) is dark in
     # green, so red lines on a yellow or white board keep their contrast (OpenCV's standard
     # weights on swapped channels are close and cheaper, but lose street photo 2)
-    return cv2.transform(image, np.array([[0.25, 0.6, 0.15]], dtype=np.float32)).astype(np.uint8, copy=False) \
+    return cv2.transform(image, np.array([config.gray_weights_bgr], dtype=np.float32)).astype(np.uint8, copy=False) \
         if image.dtype == np.uint8 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-LSD_MAX = 720  # line segments are found at this resolution (longest side): LSD is the costliest step
-LSD_SCALE = 0.7  # LSD's own Gaussian down-scaling in the first look (OpenCV default 0.8): ~25 % cheaper
-
-
-def _segments(gray: np.ndarray, lsd_max: int = LSD_MAX, lsd_scale: float = LSD_SCALE) -> np.ndarray:
+def _segments(gray: np.ndarray, look: LsdLook, cfg: SegmentConfig) -> np.ndarray:
     """Line segments (N, 4) x1 y1 x2 y2 (in `gray` pixels) from LSD on a contrast-normalised image."""
-    clahe = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
-    k = min(1.0, lsd_max / max(gray.shape))
+    clahe = cv2.createCLAHE(clipLimit=cfg.clahe_clip, tileGridSize=(cfg.clahe_tiles, cfg.clahe_tiles))
+    k = min(1.0, look.max_px / max(gray.shape))
     g = cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else gray
     g = clahe.apply(g)
-    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, lsd_scale)
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, look.scale)
     segs = lsd.detect(g)[0]
     if segs is None:
         return np.zeros((0, 4))
     # pixel centres: u_small = (u + 0.5) * k - 0.5
     segs = (segs.reshape(-1, 4).astype(np.float64) + 0.5) / k - 0.5
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-    return segs[length >= max(8.0, 0.008 * max(gray.shape))]
+    return segs[length >= max(cfg.min_length_px, cfg.min_length_frac * max(gray.shape))]
 
 
-def _ridge_weight(gray: np.ndarray, segs: np.ndarray, w: int = 2) -> np.ndarray:
+def _ridge_weight(gray: np.ndarray, segs: np.ndarray, cfg: SegmentConfig) -> np.ndarray:
     """Per segment, how much it looks like a thin drawn line (0.05..1) rather than a step edge.
 
     LSD reports edges; board lines are ridges (darker or lighter than BOTH sides), while table
     edges, tiles, gingham and paper borders are steps. Profiles across three places of each
     segment are tested for a ridge within a few pixels (LSD sits on the line's flank).
     """
-    from .lines import ridge_response
     n = len(segs)
     if n == 0:
         return np.zeros(0)
-    t = np.array([0.25, 0.5, 0.75])
+    w = cfg.ridge_width_px
+    t = np.array(cfg.ridge_places)
+    nt = len(t)
     p = segs[:, None, 0:2] * (1 - t)[None, :, None] + segs[:, None, 2:4] * t[None, :, None]  # (n,3,2)
     d = segs[:, 2:4] - segs[:, 0:2]
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
     u = np.c_[-d[:, 1], d[:, 0]]
-    half = 3 + 3 * w + 1
+    reach = cfg.ridge_reach_px
+    half = reach + 3 * w + 1
     o = np.arange(-half, half + 1, dtype=np.float64)
-    mx = (p[:, :, 0, None] + u[:, None, 0, None] * o).reshape(n * 3, -1).astype(np.float32)
-    my = (p[:, :, 1, None] + u[:, None, 1, None] * o).reshape(n * 3, -1).astype(np.float32)
+    mx = (p[:, :, 0, None] + u[:, None, 0, None] * o).reshape(n * nt, -1).astype(np.float32)
+    my = (p[:, :, 1, None] + u[:, None, 1, None] * o).reshape(n * nt, -1).astype(np.float32)
     prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     mid = half
-    r = np.maximum(ridge_response(prof, w, 1)[:, mid - 3: mid + 4].max(axis=1),
-                   ridge_response(prof, w, -1)[:, mid - 3: mid + 4].max(axis=1))
-    r = np.median(np.where(np.isfinite(r), r, 0.0).reshape(n, 3), axis=1)
-    return np.clip(r / 12.0, 0.05, 1.0)
+    r = np.maximum(ridge_response(prof, w, 1)[:, mid - reach: mid + reach + 1].max(axis=1),
+                   ridge_response(prof, w, -1)[:, mid - reach: mid + reach + 1].max(axis=1))
+    r = np.median(np.where(np.isfinite(r), r, 0.0).reshape(n, nt), axis=1)
+    return np.clip(r / cfg.ridge_full_contrast, cfg.ridge_min_weight, 1.0)
 
 
 # ----------------------------------------------------------------------------- vanishing points
 def _hom_lines(segs: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """Homogeneous image lines (N, 3) through the segments, in the coordinates `norm` maps to."""
     p1 = np.c_[segs[:, 0:2], np.ones(len(segs))] @ norm.T
     p2 = np.c_[segs[:, 2:4], np.ones(len(segs))] @ norm.T
     l = np.cross(p1, p2)
@@ -133,8 +372,9 @@ def _vp_error(segs_n: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
-            rng: np.random.Generator, iters: int = 150) -> tuple[np.ndarray, np.ndarray]:
+            rng: np.random.Generator, cfg: FamilyConfig) -> tuple[np.ndarray, np.ndarray]:
     """RANSAC + least squares vanishing point of a family of segments. Returns (v, inlier mask)."""
+    iters = cfg.vp_draws
     n = len(lines)
     p = w / w.sum()
     i = rng.choice(n, size=iters, p=p)
@@ -157,7 +397,7 @@ def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
     # segments get weight length^2 (the distance of v from the line scales with it)
     # (the angular error seen from each segment's midpoint: divide by its distance to v).
     mids = 0.5 * (segs_n[:, 0:2] + segs_n[:, 2:4])
-    for _ in range(5):
+    for _ in range(cfg.vp_polish_rounds):
         inl = _vp_error(segs_n, v) < tol
         if inl.sum() < 2:
             break
@@ -169,23 +409,23 @@ def _fit_vp(segs_n: np.ndarray, lines: np.ndarray, w: np.ndarray, tol: float,
 
 # ----------------------------------------------------------------------------- combs
 def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (9, 10),
-                     top: int = 4) -> dict[int, list[tuple[float, float, float]]]:
+                     top: int = 4, cfg: CombConfig = DEFAULT_LOCATE.comb) -> dict[int, list[Comb]]:
     """Best equally spaced combs of n lines through 1-D weighted line positions, for each n in `teeth`.
 
-    Returns {n: [(offset, spacing, score)]} in the units of `pos`. The score sums sqrt(support)
+    Returns {n: [Comb]} in the units of `pos`, best first. The score sums sqrt(support)
     per tooth, so many moderately supported teeth beat one strong table edge. One pass over the
     (spacing, offset) grid serves every n: the n-tooth score is a partial sum of the longest comb.
     """
-    out: dict[int, list[tuple[float, float, float]]] = {n: [] for n in teeth}
+    out: dict[int, list[Comb]] = {n: [] for n in teeth}
     if len(pos) < 3:
         return out
-    lo, hi = np.percentile(pos, 0.5), np.percentile(pos, 99.5)
+    lo, hi = np.percentile(pos, cfg.span_percentile), np.percentile(pos, 100 - cfg.span_percentile)
     span = hi - lo
     if span <= 0:
         return out
-    bins = 500
-    lo -= 0.02 * span
-    hi += 0.02 * span
+    bins = cfg.bins
+    lo -= cfg.span_margin * span
+    hi += cfg.span_margin * span
     scale = bins / (hi - lo)
     raw = np.bincount(np.clip(((pos - lo) * scale).astype(int), 0, bins - 1), weights=wt, minlength=bins)
     n_max = max(teeth)
@@ -204,108 +444,129 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (
     # coarse: every spacing (2 % steps) and every other offset bin on a blurred histogram
     # (tolerates vanishing-point error; teeth rounded to whole bins, well inside the blur);
     # the fine pass below polishes to half a bin
-    coarse = prep(2.5)
-    spacings = np.exp(np.arange(np.log(bins / 60), np.log(bins / (min(teeth) - 1)), 0.02))
-    offs = np.arange(0, bins, 2.0)
+    coarse = prep(cfg.coarse_blur_bins)
+    spacings = np.exp(np.arange(np.log(bins / cfg.max_spacings), np.log(bins / (min(teeth) - 1)), cfg.spacing_step))
+    offs = np.arange(0, bins, cfg.offset_step_bins)
     steps = np.rint(spacings[:, None] * np.arange(n_max)[None, :]).astype(np.int32)   # (spacings, teeth)
     ti = offs.astype(np.int32)[None, :, None] + steps[:, None, :]
     vals = np.cumsum(coarse[np.minimum(ti, 3 * bins)], axis=2)
-    fine = prep(1.2)
+    fine = prep(cfg.fine_blur_bins)
+    npick = cfg.picks_per_spacing
     for n in teeth:
         sc = vals[:, :, n - 1].copy()
         sc[(offs[None, :] + spacings[:, None] * (n - 1) >= bins) | (spacings[:, None] > bins / (n - 1))] = -1
-        kbest = np.argpartition(-sc, 6, axis=1)[:, :6]
-        cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
+        kbest = np.argpartition(-sc, npick, axis=1)[:, :npick]
+        cands = [Comb(float(offs[k]), float(spacings[si]), float(sc[si, k]))
                  for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
-        cands.sort(key=lambda c: -c[2])
-        picked: list[tuple[float, float, float]] = []
-        for o, s_, c in cands:
-            if all(abs(s_ - s2) > 0.04 * s2 or abs(o - o2) > 0.3 * s2 for o2, s2, _ in picked):
-                picked.append((o, s_, c))
+        cands.sort(key=lambda c: -c.score)
+        picked: list[Comb] = []
+        for c in cands:
+            if all(abs(c.spacing - q.spacing) > cfg.same_spacing * q.spacing
+                   or abs(c.offset - q.offset) > cfg.same_offset * q.spacing for q in picked):
+                picked.append(c)
             if len(picked) >= top:
                 break
         # fine: polish each pick locally on a sharp histogram
-        for o, s_, _ in picked:
-            ss = s_ * np.linspace(0.97, 1.03, 25)
-            oo = o + np.arange(-4.0, 4.01, 0.5)
+        r = cfg.polish_offset_bins
+        for c in picked:
+            ss = c.spacing * np.linspace(*cfg.polish_spacings, cfg.polish_spacing_steps)
+            oo = c.offset + np.arange(-r, r + 0.01, cfg.polish_offset_step_bins)
             f = tooth_values(fine, oo, ss, n).sum(axis=2)
             f[(oo[None, :] < 0) | (oo[None, :] + ss[:, None] * (n - 1) >= bins)] = -1
             i, j = np.unravel_index(int(np.argmax(f)), f.shape)
-            out[n].append((float(oo[j]) / scale + lo, float(ss[i]) / scale, float(f[i, j])))
+            out[n].append(Comb(float(oo[j]) / scale + lo, float(ss[i]) / scale, float(f[i, j])))
     return out
 
 
 # ----------------------------------------------------------------------------- verification
-def _line_width(spacing_px: float) -> int:
-    return int(max(2, round(0.035 * spacing_px)))
+_Num = TypeVar("_Num", float, np.ndarray)
 
 
-def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None,
-            tol_frac: float = 0.03, coarse: bool = False) -> tuple[float, int, float, float]:
-    """Score a lattice hypothesis in the image: (score, polarity, support, river_clear)."""
+def _lattice_score(sup: _Num, lines_ok: _Num, river_line: _Num, ext_line: _Num, cfg: VerifyConfig) -> _Num:
+    """The lattice test's score from its parts (floats, or arrays of them for many windows at once).
+
+    support x (share of the 19 lines present)^2, lowered by lines in the river and by lines
+    continuing past the edges (a lattice shifted onto a frame or a tiled floor shows both).
+    """
+    return sup * lines_ok ** 2 * (1.0 - cfg.river_penalty * river_line) - cfg.extension_penalty * ext_line
+
+
+def _verify_samples(coarse: bool, cfg: VerifyConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Samples of a lattice test: (points, normals, line ids of the first n1, n1, n2).
+
+    [0, n1): the lattice segments; [n1, n2): the river between the inner files; [n2, ...):
+    the lines' continuations past the edges. Coarse: one sample mid-segment.
+    """
+    step = 0.0 if coarse else cfg.sample_step
+    pts, nrm, ids = geo.lattice_segments(step=step, lo=cfg.sample_lo, hi=cfg.sample_hi)
+    rpts, rnrm, _ = geo.lattice_segments(step=step, lo=cfg.sample_lo, hi=cfg.sample_hi, include_river=True)
+    ext, enrm = _extension_samples(cfg.extension_reach)
+    n1, n2 = len(pts), len(pts) + len(rpts)
+    return np.concatenate([pts, rpts, ext]), np.concatenate([nrm, rnrm, enrm]), ids, n1, n2
+
+
+def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None, coarse: bool = False,
+            config: LocateConfig = DEFAULT_LOCATE) -> Verification:
+    """Judge a lattice hypothesis in the image; `polarity` None tries dark and light lines.
+
+    `coarse`: the first look at a comb hypothesis (one sample mid-segment, a wider tolerance).
+    """
+    cfg = config.verify
     sp = geo.point_spacing_px(h)
-    if not np.isfinite(sp) or sp < 6:
-        return -1.0, 1, 0.0, 0.0
+    if not np.isfinite(sp) or sp < cfg.min_spacing_px:
+        return NOT_JUDGED
     c = geo.apply_h(h, geo.CORNERS)
     if not np.all(np.isfinite(c)):
-        return -1.0, 1, 0.0, 0.0
-    w = _line_width(sp)
-    step = 0.0 if coarse else 0.2  # coarse: one sample mid-segment
-    pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
-    rpts, rnrm, _ = geo.lattice_segments(step=step, lo=0.3, hi=0.7, include_river=True)
-    ext, enrm = _extension_samples()
-    tol = max(1.5, tol_frac * sp)
-    best = (-1.0, 1, 0.0, 0.0)
-    thr = 5.0
+        return NOT_JUDGED
+    w = line_width_px(sp, config.ridge)
+    allp, alln, ids, n1, n2 = _verify_samples(coarse, cfg)
+    tol = max(cfg.min_tol_px, (cfg.coarse_tol_frac if coarse else cfg.tol_frac) * sp)
+    best = NOT_JUDGED
+    thr = cfg.line_contrast
     pols = (1, -1) if polarity is None else (polarity,)
-    n1, n2 = len(pts), len(pts) + len(rpts)
-    allp = np.concatenate([pts, rpts, ext])
-    alln = np.concatenate([nrm, rnrm, enrm])
-    for pol, m in zip(pols, measure_both(gray, h, allp, alln, tol, w, pols, thr, tol)):
+    for pol, m in zip(pols, measure_both(gray, h, allp, alln, tol, w, pols, thr, tol, config.ridge)):
         hit_all = m.centre_strength >= thr
         hit = hit_all[:n1]
         sup = float(np.mean(hit))
         # every one of the 19 lines must show somewhere: an extrapolated, empty line is the
         # typical wrong hypothesis (lattice shifted by one onto a frame or a table edge)
         per_line = np.bincount(ids, weights=hit, minlength=19) / np.maximum(np.bincount(ids, minlength=19), 1)
-        lines_ok = float(np.mean(per_line >= 0.15))
+        lines_ok = float(np.mean(per_line >= cfg.line_present))
         river_line = float(np.mean(hit_all[n1:n2]))
         ext_line = float(np.mean(hit_all[n2:]))
-        score = sup * lines_ok ** 2 * (1.0 - 0.5 * river_line) - 0.5 * ext_line
-        if score > best[0]:
-            best = (score, pol, sup, 1.0 - river_line)
+        score = _lattice_score(sup, lines_ok, river_line, ext_line, cfg)
+        if score > best.score:
+            best = Verification(score, pol, sup, 1.0 - river_line)
     return best
 
 
-def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray]) -> list[tuple[float, int]]:
-    """(score, polarity) of `_verify(gray, h, tol_frac=0.1, coarse=True)` for many hypotheses
-    in one sampling pass (one remap, one ridge response per polarity): the first look at
-    every comb hypothesis, where per-call overhead dominated. Profiles share the longest
-    length; only the window at each sample's centre counts, so the scores are those of
-    `_verify` (bar samples whose longer profile runs off the image: no evidence either way).
+def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray],
+                        config: LocateConfig = DEFAULT_LOCATE) -> list[Verification]:
+    """`_verify(gray, h, coarse=True)` for many hypotheses in one sampling pass (one remap, one
+    ridge response per polarity): the first look at every comb hypothesis, where per-call
+    overhead dominated. Profiles share the longest length; only the window at each sample's
+    centre counts, so the verdicts are those of `_verify` (bar samples whose longer profile
+    runs off the image: no evidence either way).
     """
-    out = [(-1.0, 1)] * len(hs)
-    pts, nrm, ids = geo.lattice_segments(step=0.0, lo=0.3, hi=0.7)
-    rpts, rnrm, _ = geo.lattice_segments(step=0.0, lo=0.3, hi=0.7, include_river=True)
-    ext, enrm = _extension_samples()
-    n1, n2 = len(pts), len(pts) + len(rpts)
-    allp = np.concatenate([pts, rpts, ext])
-    alln = np.concatenate([nrm, rnrm, enrm])
+    cfg = config.verify
+    out = [NOT_JUDGED] * len(hs)
+    allp, alln, ids, n1, n2 = _verify_samples(True, cfg)
     tan = np.c_[alln[:, 1], -alln[:, 0]]
     cnt_line = np.maximum(np.bincount(ids, minlength=19), 1)
     groups: dict[int, list[tuple[int, np.ndarray, int]]] = {}  # line width -> (index, h, centre window)
     for k, h in enumerate(hs):
         sp = geo.point_spacing_px(h)
-        if not np.isfinite(sp) or sp < 6 or not np.all(np.isfinite(geo.apply_h(h, geo.CORNERS))):
+        if not np.isfinite(sp) or sp < cfg.min_spacing_px or not np.all(np.isfinite(geo.apply_h(h, geo.CORNERS))):
             continue
-        groups.setdefault(_line_width(sp), []).append((k, h, int(np.ceil(max(1.5, 0.1 * sp)))))
+        groups.setdefault(line_width_px(sp, config.ridge), []).append(
+            (k, h, int(np.ceil(max(cfg.min_tol_px, cfg.coarse_tol_frac * sp)))))
     for w, members in groups.items():
         half = max(t for _, _, t in members) + 3 * w + 1
         s_ = np.arange(-half, half + 1, dtype=np.float64)
         mxs, mys = [], []
         for _, h, _ in members:
             c = geo.apply_h(h, allp)
-            d = geo.apply_h(h, allp + 0.05 * tan) - c
+            d = geo.apply_h(h, allp + config.ridge.direction_step * tan) - c
             d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
             mxs.append(c[:, 0:1] - d[:, 1:2] * s_[None, :])
             mys.append(c[:, 1:2] + d[:, 0:1] * s_[None, :])
@@ -319,85 +580,98 @@ def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray]) -> list[tuple[fl
             resp = ridge_response(prof, w, pol)
             for j, (k, _, t) in enumerate(members):
                 cs = resp[j * m:(j + 1) * m, half - t: half + t + 1].max(axis=1)
-                hit_all = cs >= 5.0  # (-inf where the profile left the image)
+                hit_all = cs >= cfg.line_contrast  # (-inf where the profile left the image)
                 hit = hit_all[:n1]
                 sup = float(np.mean(hit))
                 per_line = np.bincount(ids, weights=hit, minlength=19) / cnt_line
-                lines_ok = float(np.mean(per_line >= 0.15))
-                score = sup * lines_ok ** 2 * (1.0 - 0.5 * float(np.mean(hit_all[n1:n2]))) \
-                    - 0.5 * float(np.mean(hit_all[n2:]))
-                if score > out[k][0]:
-                    out[k] = (score, pol)
+                lines_ok = float(np.mean(per_line >= cfg.line_present))
+                river_line = float(np.mean(hit_all[n1:n2]))
+                score = _lattice_score(sup, lines_ok, river_line, float(np.mean(hit_all[n2:])), cfg)
+                if score > out[k].score:
+                    out[k] = Verification(score, pol, sup, 1.0 - river_line)
     return out
 
 
-@lru_cache(maxsize=1)
-def _extension_samples() -> tuple[np.ndarray, np.ndarray]:
-    """Continuations of every lattice line past the board edge (0.4 and 0.6 spacing out)."""
-    ext, enrm = [], []
-    for d in (0.4, 0.6):
+@lru_cache(maxsize=4)
+def _extension_samples(reach: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Continuations of every lattice line past the board edge (`reach` spacings out)."""
+    ext: list[tuple[float, float]] = []
+    enrm: list[tuple[float, float]] = []
+    for d in reach:
         for f in range(9):
             ext += [(f, -d), (f, 9 + d)]
             enrm += [(1.0, 0.0)] * 2
         for r in range(10):
             ext += [(-d, r), (8 + d, r)]
             enrm += [(0.0, 1.0)] * 2
-    return np.array(ext, float), np.array(enrm, float)
+    out = (np.array(ext, float), np.array(enrm, float))
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
-def refine(gray: np.ndarray, h: np.ndarray, polarity: int, search_frac: float = 0.15,
-           rounds: int = 3, min_strength: float = 5.0, step: float = 0.1,
-           extra: int = 2, exclude: tuple[int, ...] = ()) -> tuple[np.ndarray, float]:
+def refine(gray: np.ndarray, h: np.ndarray, polarity: int, stage: RefinePass = RefinePass(0.15, 3),
+           exclude: tuple[int, ...] = (), config: LocateConfig = DEFAULT_LOCATE) -> tuple[np.ndarray, float]:
     """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support).
 
-    `exclude`: line ids (0..8 files, 9..18 ranks) to leave out of the fit."""
-    pts, nrm, ids = geo.lattice_segments(step=step, lo=0.3, hi=0.7)
+    `stage`: how wide to search and for how many rounds; `exclude`: line ids (0..8 files,
+    9..18 ranks) to leave out of the fit."""
+    cfg = config.refine
+    min_strength = config.verify.line_contrast
+    rounds = stage.rounds
+    pts, nrm, ids = geo.lattice_segments(step=stage.step, lo=config.verify.sample_lo, hi=config.verify.sample_hi)
     if exclude:
         keep_lines = ~np.isin(ids, exclude)
         pts, nrm, ids = pts[keep_lines], nrm[keep_lines], ids[keep_lines]
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     support = 0.0
-    frac = search_frac
-    for _ in range(rounds + extra):
+    frac = stage.search_frac
+    for _ in range(rounds + stage.extra):
         sp = geo.point_spacing_px(h)
-        w = _line_width(sp)
-        search = max(2.0, frac * sp)
-        m = measure(gray, h, pts, nrm, search, w, polarity, min_strength)
+        w = line_width_px(sp, config.ridge)
+        search = max(cfg.min_search_px, frac * sp)
+        m = measure(gray, h, pts, nrm, search, w, polarity, min_strength, ridge=config.ridge)
         support = float(m.found.mean())
         ok = m.found
         # each direction needs several distinct lines
-        if len(np.unique(ids[ok & (axis == 0)])) < 3 or len(np.unique(ids[ok & (axis == 1)])) < 3:
+        if not _both_directions(ids, axis, ok, cfg.min_lines):
             break
         h_new = geo.fit_h_from_line_points(m.image_pts[ok], axis[ok], value[ok],
-                                           weights=np.sqrt(m.strength[ok]), h0=h, iters=3)
+                                           weights=np.sqrt(m.strength[ok]), h0=h, iters=cfg.fit_iters)
         # a whole line pulled onto something parallel (a board frame hugging the edge line,
         # blurred together with it) shows as one line off the fit of all the others: drop it
         bp = geo.apply_h(np.linalg.inv(h_new), m.image_pts[ok])
         res = np.abs(np.where(axis[ok] == 0, bp[:, 0], bp[:, 1]) - value[ok])
         ids_ok = ids[ok]
         cnt = np.bincount(ids_ok, minlength=19)
-        med = np.bincount(ids_ok, weights=np.minimum(res, 0.3), minlength=19) / np.maximum(cnt, 1)
-        bad_lines = np.flatnonzero(med > max(0.05, 3 * geo.median(med)))
-        if len(bad_lines) and len(bad_lines) <= 3:
+        med = np.bincount(ids_ok, weights=np.minimum(res, cfg.residual_cap), minlength=19) / np.maximum(cnt, 1)
+        bad_lines = np.flatnonzero(med > max(cfg.off_line, cfg.off_line_factor * geo.median(med)))
+        if len(bad_lines) and len(bad_lines) <= cfg.max_off_lines:
             keep = ok & ~np.isin(ids, bad_lines)
-            if len(np.unique(ids[keep & (axis == 0)])) >= 3 and len(np.unique(ids[keep & (axis == 1)])) >= 3:
+            if _both_directions(ids, axis, keep, cfg.min_lines):
                 h_new = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
-                                                   weights=np.sqrt(m.strength[keep]), h0=h, iters=3)
+                                                   weights=np.sqrt(m.strength[keep]), h0=h, iters=cfg.fit_iters)
         h = h_new
         moved = geo.median(np.abs(m.offset[ok]))
         # keep the window wide while the lattice is still moving; narrow it once it has settled
         # (a narrow window cannot pull a lattice in from far, a wide one picks up piece rims)
-        if moved < 0.04 * sp:
-            frac = max(0.05, frac * 0.6)
+        if moved < cfg.settled_frac * sp:
+            frac = max(cfg.min_search_frac, frac * cfg.narrow)
             rounds -= 1
-            if rounds <= 0 or moved < 0.15:
+            if rounds <= 0 or moved < cfg.settled_px:
                 break
     return h, support
 
 
+def _both_directions(ids: np.ndarray, axis: np.ndarray, sel: np.ndarray, min_lines: int) -> bool:
+    """True when the selected samples lie on at least `min_lines` distinct lines of each direction
+    (what a homography fit to lattice lines needs)."""
+    return len(np.unique(ids[sel & (axis == 0)])) >= min_lines and len(np.unique(ids[sel & (axis == 1)])) >= min_lines
+
+
 # ----------------------------------------------------------------------------- orientation
-def red_score(image_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
+def red_score(image_bgr: np.ndarray, h: np.ndarray, config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
     """Per point, how much red ink sits on the point beyond what an empty point shows.
 
     Red pieces carry red characters (or are red discs); black ones dark/green/blue. Hue near 0
@@ -406,19 +680,21 @@ def red_score(image_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
     Used only to orient the board when no piece readings decide it.
     """
     from .hands import MARGIN, P, rectify
+    cfg = config.red
     top = rectify(image_bgr, h)  # small top-down board, one P x P cell per point
     hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
-    red = (((hue <= 7) | (hue >= 165)) & (sat >= 90) & (val >= 60)).astype(np.float32)
+    red = (((hue <= cfg.hue_max) | (hue >= cfg.hue_min)) & (sat >= cfg.min_saturation)
+           & (val >= cfg.min_value)).astype(np.float32)
     yy, xx = np.mgrid[0:P, 0:P]
-    disc = ((xx - (P - 1) / 2) ** 2 + (yy - (P - 1) / 2) ** 2 <= (0.32 * P) ** 2).astype(np.float32)
+    disc = ((xx - (P - 1) / 2) ** 2 + (yy - (P - 1) / 2) ** 2 <= (cfg.disc_radius * P) ** 2).astype(np.float32)
     cells = red.reshape(red.shape[0] // P, P, red.shape[1] // P, P).transpose(0, 2, 1, 3)
     frac = (cells * disc).sum(axis=(2, 3)) / disc.sum()
     inner = frac[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9][::-1].reshape(-1)  # point-index order
-    return np.maximum(inner - np.percentile(inner, 30), 0.0)
+    return np.maximum(inner - np.percentile(inner, cfg.empty_percentile), 0.0)
 
 
-def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
+def orient(h: np.ndarray, red: np.ndarray | None = None, config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
     """Pick the symmetry of the lattice fit that is not mirrored and puts red at rank 0.
 
     `red` is a per-point red-ness score (red pieces) in the point order of `h`; the half with
@@ -429,8 +705,8 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
     if red is not None:
         r = np.asarray(red, dtype=np.float64).reshape(10, 9)
         wgt = np.ones((10, 9))
-        wgt[0:3, 3:6] = 2.0
-        wgt[7:10, 3:6] = 2.0
+        wgt[0:3, 3:6] = config.red.palace_weight
+        wgt[7:10, 3:6] = config.red.palace_weight
         low, high = float((r[:5] * wgt[:5]).sum()), float((r[5:] * wgt[5:]).sum())
         if high > low:
             h = h @ geo.board_symmetry("rot180")
@@ -438,12 +714,47 @@ def orient(h: np.ndarray, red: np.ndarray | None = None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- main entry
-def _search(gray: np.ndarray, lsd_max: int, rng_seed: int, lsd_scale: float = LSD_SCALE,
-            exclude: tuple[np.ndarray, ...] = ()) -> tuple[float, np.ndarray, int, float] | None:
-    """Best lattice (score, H board->gray, polarity, support) from line segments found at lsd_max px."""
+@dataclass(frozen=True)
+class AnglePair:
+    """Two peaks of the segment-angle histogram that may be the lattice's two line families."""
+
+    a_deg: int         # angle of the first peak (whole degrees, 0..179)
+    b_deg: int         # angle of the second peak
+    strength: float    # product of the two peaks' heights (pairs are tried strongest first)
+
+
+def _angle_pairs(ang: np.ndarray, length: np.ndarray, cfg: FamilyConfig) -> list[AnglePair]:
+    """Peaks of the length-weighted segment-angle histogram, paired, strongest pair first."""
+    kw = cfg.angle_kernel_deg
+    hist = np.bincount(ang.astype(int) % 180, weights=length, minlength=180).astype(np.float64)
+    kernel = np.exp(-0.5 * (np.arange(-kw, kw + 1) / cfg.angle_blur_deg) ** 2)
+    hist = np.convolve(np.r_[hist[-kw:], hist, hist[:kw]], kernel, "same")[kw:-kw]
+    peaks = []
+    hh = hist.copy()
+    for _ in range(cfg.max_peaks):
+        p = int(np.argmax(hh))
+        if hh[p] <= cfg.min_peak_share * hist.max():
+            break
+        peaks.append(p)
+        for d in range(-cfg.peak_exclusion_deg, cfg.peak_exclusion_deg + 1):
+            hh[(p + d) % 180] = 0
+    pairs = []
+    for i in range(len(peaks)):
+        for j in range(i + 1, len(peaks)):
+            da = abs(peaks[i] - peaks[j]) % 180
+            if min(da, 180 - da) >= cfg.min_pair_angle_deg:
+                pairs.append(AnglePair(peaks[i], peaks[j], float(hist[peaks[i]] * hist[peaks[j]])))
+    pairs.sort(key=lambda q: -q.strength)
+    return pairs
+
+
+def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.ndarray, ...] = (),
+            config: LocateConfig = DEFAULT_LOCATE) -> LatticeCandidate | None:
+    """Best lattice (H board -> gray) from the line segments of one look, or None."""
+    cfg = config.search
     gh, gw = gray.shape
-    segs = _segments(gray, lsd_max, lsd_scale)
-    if len(segs) < 20:
+    segs = _segments(gray, look, config.segments)
+    if len(segs) < config.segments.min_segments:
         return None
     c = np.array([gw / 2, gh / 2])
     s = 2.0 / max(gw, gh)
@@ -451,59 +762,42 @@ def _search(gray: np.ndarray, lsd_max: int, rng_seed: int, lsd_scale: float = LS
     segs_n = np.c_[(segs[:, 0:2] - c) * s, (segs[:, 2:4] - c) * s]
     lines = _hom_lines(segs, norm)
     # evidence weight: length, discounted for segments that are step edges rather than lines
-    rwt = _ridge_weight(gray, segs)
+    rwt = _ridge_weight(gray, segs, config.segments)
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]) * rwt
     ang = np.degrees(np.arctan2(segs[:, 3] - segs[:, 1], segs[:, 2] - segs[:, 0])) % 180
-    hist = np.bincount(ang.astype(int) % 180, weights=length, minlength=180).astype(np.float64)
-    hist = np.convolve(np.r_[hist[-6:], hist, hist[:6]], np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2), "same")[6:-6]
     rng = np.random.default_rng(rng_seed)
-    tol = 1.2 * s  # 1.2 working px in normalised units
-    peaks = []
-    hh = hist.copy()
-    for _ in range(7):
-        p = int(np.argmax(hh))
-        if hh[p] <= 0.05 * hist.max():
-            break
-        peaks.append(p)
-        for d in range(-12, 13):
-            hh[(p + d) % 180] = 0
-    pairs = []
-    for i in range(len(peaks)):
-        for j in range(i + 1, len(peaks)):
-            da = abs(peaks[i] - peaks[j]) % 180
-            if min(da, 180 - da) >= 30:
-                pairs.append((hist[peaks[i]] * hist[peaks[j]], peaks[i], peaks[j]))
-    pairs.sort(key=lambda q: -q[0])
-    best: tuple[float, np.ndarray, int, float] | None = None
-    vp_cache: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
-    for _, pi, pj in pairs[:8]:
+    segments = _Segments(segs_n, lines, length, ang, rwt, config.families.vp_tol_px * s)  # tol: working px, normalised
+    best: LatticeCandidate | None = None
+    vp_cache: dict[int, LineFamily | None] = {}
+    for pair in _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]:
         # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
         # roughly: vanishing points come from short, broken segments) ...
-        hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segs_n, lines, length, ang, pi, pj, tol, rng,
-                                                                 vp_cache, rwt)]
-        rough = [(sc, hb, pol) for hb, (sc, pol) in zip(hbs, _verify_coarse_many(gray, hbs)) if sc >= 0.1]
-        rough.sort(key=lambda r: -r[0])
+        hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config)]
+        rough = [LatticeCandidate(v.score, hb, v.polarity, v.support)
+                 for hb, v in zip(hbs, _verify_coarse_many(gray, hbs, config)) if v.score >= cfg.min_rough_score]
+        rough.sort(key=lambda r: -r.score)
         # ... then pull the best few onto the nearby ridges and judge them strictly
         refined = []
         # (candidates far behind the best rough score are not worth a refinement; once the best
         # already looks like a board, only close runners-up are)
-        keep = 0.75 if rough and rough[0][0] >= 0.45 else 0.5
-        for _, hb, pol in [r for r in rough[:3] if r[0] >= keep * rough[0][0]]:
-            hb, _ = refine(gray, hb, pol, search_frac=0.15, rounds=1, step=0.2, extra=1)
-            refined.append((_verify(gray, hb, pol)[0], hb, pol))
-        refined.sort(key=lambda r: -r[0])
+        keep = cfg.keep_close if rough and rough[0].score >= cfg.rough_board_like else cfg.keep_far
+        for r in [r for r in rough[:cfg.refined] if r.score >= keep * rough[0].score]:
+            hb, _ = refine(gray, r.homography, r.polarity, cfg.rough, config=config)
+            v = _verify(gray, hb, r.polarity, config=config)
+            refined.append(LatticeCandidate(v.score, hb, r.polarity, v.support))
+        refined.sort(key=lambda r: -r.score)
         # the geometry of the best ones is now right; find which 9x10 window of lines it is
-        for _, hb, pol in refined[:2]:
-            hb, _ = refine(gray, hb, pol, search_frac=0.12, rounds=3)
-            hb = _window_search(gray, hb, pol, exclude=exclude)
+        for r in refined[:cfg.judged]:
+            hb, _ = refine(gray, r.homography, r.polarity, cfg.strict, config=config)
+            hb = _window_search(gray, hb, r.polarity, exclude=exclude, config=config)
             if any(same_lattice(hb, e) for e in exclude):
                 continue
-            sc, _, sup, _ = _verify(gray, hb, pol)
-            if best is None or sc > best[0]:
-                best = (sc, hb, pol, sup)
-            if sc > 0.45:  # clearly a board: no need to look at the runner-up
+            v = _verify(gray, hb, r.polarity, config=config)
+            if best is None or v.score > best.score:
+                best = LatticeCandidate(v.score, hb, r.polarity, v.support)
+            if v.score > cfg.clear_board:  # clearly a board: no need to look at the runner-up
                 break
-        if best is not None and best[0] > 0.45:
+        if best is not None and best.score > cfg.clear_board:
             break
     return best
 
@@ -535,46 +829,50 @@ def same_lattice(h1: np.ndarray, h2: np.ndarray, frac: float = 0.5) -> bool:
                for k in ("id", "flip_x", "flip_y", "rot180"))
 
 
-LSD_COARSE = 640  # a last, coarser look (LSD's default smoothing): boards whose lines LSD breaks up at 720
+_FINE, _COARSE = 1, 2  # the second and third of find_lattice's looks
 
 
-def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray, ...] = ()) -> LatticeFit:
+def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray, ...] = (),
+                 config: LocateConfig = DEFAULT_LOCATE) -> LatticeFit:
     """Locate the lattice (up to its symmetries) in an image. Raises BoardNotFoundError.
 
     `exclude`: lattices (board -> image homographies) already refused by the caller, e.g.
     because the pieces read on them are implausible; candidates on the same lattice are passed
     over so the next best is returned.
     """
-    gray_full = to_gray(image)
+    gray_full = to_gray(image, config)
     H, W = gray_full.shape
-    if min(H, W) < 60:
+    if min(H, W) < config.min_image_px:
         raise BoardNotFoundError(f"image too small ({W}x{H}) to hold a readable board")
-    f = min(1.0, WORK_MAX / max(H, W))
+    f = min(1.0, config.work_max_px / max(H, W))
     gray = _reduce(gray_full, f)
     down = np.diag([f, f, 1.0])
     excl = tuple(down @ e for e in exclude)
-    best: tuple[float, np.ndarray, int, float] | None = None  # best search result that passed
-    fit: LatticeFit | None = None                               # ... and its final fit
+    best: LatticeCandidate | None = None  # best search result that passed
+    fit: LatticeFit | None = None         # ... and its final fit
     why = "no 9x10 lattice of lines in the image"
     # segments at a modest resolution and light smoothing first (LSD is the costliest step);
     # finer, with LSD's default smoothing, only if needed; coarser as a last resort when
     # nothing passed (each look finds boards the others miss: street photos 1, 2, 14)
-    for k, (lsd_max, lsd_scale) in enumerate(((LSD_MAX, LSD_SCALE), (WORK_MAX, 0.8), (LSD_COARSE, 0.8))):
-        if k == 1 and lsd_max > max(gray.shape):
+    first = config.first_look
+    looks = (first, LsdLook(config.work_max_px, config.fine_look_scale), config.coarse_look)
+    for k, look in enumerate(looks):
+        if k == _FINE and look.max_px > max(gray.shape):
             continue
-        if k == 1 and fit is not None and best is not None and best[0] >= 0.55:
+        if k == _FINE and fit is not None and best is not None and best.score >= config.fine_look_below_score:
             # a small board (fine lines at the LSD resolution) or a doubtful fit deserves a
             # second, finer look; a clear fit of a well-sized board does not
-            if geo.point_spacing_px(best[1]) * LSD_MAX / max(gray.shape) >= 22:
+            if geo.point_spacing_px(best.homography) * first.max_px / max(gray.shape) \
+                    >= config.fine_look_below_spacing_px:
                 break
-        if k == 2 and (fit is not None or lsd_max >= max(gray.shape)):
+        if k == _COARSE and (fit is not None or look.max_px >= max(gray.shape)):
             break  # the coarse look only rescues what would otherwise be "no board"
-        got = _search(gray, lsd_max, rng_seed, lsd_scale, excl)
+        got = _search(gray, look, rng_seed, excl, config)
         # (compared with the best that passed: one refused in this look's place may hide a
         # real board another look finds with a lower score)
-        if got is None or got[0] < 0.3 or (best is not None and got[0] <= best[0]):
+        if got is None or got.score < config.min_search_score or (best is not None and got.score <= best.score):
             continue
-        done, why_not = _finish(gray, gray_full, f, got)
+        done, why_not = _finish(gray, gray_full, f, got, config)
         if done is not None:
             fit, best = done, got
         else:
@@ -584,30 +882,31 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
     return fit
 
 
-def _finish(gray: np.ndarray, gray_full: np.ndarray, f: float,
-            found: tuple[float, np.ndarray, int, float]) -> tuple[LatticeFit | None, str]:
+def _finish(gray: np.ndarray, gray_full: np.ndarray, f: float, found: LatticeCandidate,
+            config: LocateConfig = DEFAULT_LOCATE) -> tuple[LatticeFit | None, str]:
     """Last checks and full-resolution refinement of a search result: (fit or None, why not)."""
-    sc0, hb, pol, sup = found
-    if sc0 < 0.7:  # a clear fit has no stretched edge line to undo
-        hb2 = _edge_line_check(gray, hb, pol)
+    hb, pol, sup = found.homography, found.polarity, found.support
+    if found.score < config.edge.below_score:  # a clear fit has no stretched edge line to undo
+        hb2 = _edge_line_check(gray, hb, pol, config)
         if hb2 is not hb:
-            hb, sup = hb2, _verify(gray, hb2, pol)[2]
+            hb, sup = hb2, _verify(gray, hb2, pol, config=config).support
     # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
     # board shows most of its line segments even with pieces and a hand on it, and at full
     # resolution as well as at the working one (a wrong lattice can pass in the blur)
-    if sup < MIN_SUPPORT:
+    if sup < config.min_support:
         return None, f"the best lattice candidate shows only {sup:.0%} of its lines"
     up = np.diag([1.0 / f, 1.0 / f, 1.0])
     hf = up @ hb
     if f < 1:
-        hf, _ = refine(gray_full, hf, pol, search_frac=0.04, rounds=2)
-    sc, pol, sup, rc = _verify(gray_full, hf, pol)
-    if sup < MIN_SUPPORT:
-        return None, f"the best lattice candidate shows only {sup:.0%} of its lines at full resolution"
-    return LatticeFit(homography=hf / hf[2, 2], support=sup, river_clear=rc, polarity=pol, score=sc), ""
+        hf, _ = refine(gray_full, hf, pol, config.full_res, config=config)
+    v = _verify(gray_full, hf, pol, config=config)
+    if v.support < config.min_support:
+        return None, f"the best lattice candidate shows only {v.support:.0%} of its lines at full resolution"
+    return LatticeFit(homography=hf / hf[2, 2], support=v.support, river_clear=v.river_clear,
+                      polarity=v.polarity, score=v.score), ""
 
 
-def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
+def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray, cfg: VerifyConfig = DEFAULT_LOCATE.verify) -> np.ndarray:
     """Lattice score of every 9x10 window of an extended grid of line measurements, at once.
 
     `a_lines[i, j]`: fraction of ridge hits on file-direction line i between rank lines j and
@@ -623,7 +922,7 @@ def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
     sup = (files.sum(axis=(2, 3)) - river.sum(axis=2) + ranks.sum(axis=(2, 3))) / (81 - 7 + 80)
     per_file = (files.sum(axis=3) - files[:, :, :, 4]) / 8.0
     per_rank = ranks.mean(axis=3)
-    lines_ok = ((per_file >= 0.15).sum(axis=2) + (per_rank >= 0.15).sum(axis=2)) / 19.0
+    lines_ok = ((per_file >= cfg.line_present).sum(axis=2) + (per_rank >= cfg.line_present).sum(axis=2)) / 19.0
     # continuations one segment past each edge (absent past the measured grid: NaN padding)
     lp = np.pad(a_lines, ((0, 0), (1, 1)), constant_values=np.nan)
     sp_ = np.pad(a_segs, ((0, 0), (1, 1)), constant_values=np.nan)
@@ -632,12 +931,12 @@ def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray) -> np.ndarray:
     ext = np.concatenate([fl[..., 0], fl[..., 10], rk[..., 0], rk[..., 9]], axis=2)
     cnt = np.sum(~np.isnan(ext), axis=2)
     ext_line = np.where(cnt > 0, np.nansum(ext, axis=2) / np.maximum(cnt, 1), 0.0)
-    return sup * lines_ok ** 2 * (1.0 - 0.5 * river.mean(axis=2)) - 0.5 * ext_line
+    return _lattice_score(sup, lines_ok, river.mean(axis=2), ext_line, cfg)
 
 
-def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4,
-                   exclude: tuple[np.ndarray, ...] = ()) -> np.ndarray:
-    """Slide a 9x10 window over the refined lattice extended by `reach` lines, both ways round.
+def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, exclude: tuple[np.ndarray, ...] = (),
+                   config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
+    """Slide a 9x10 window over the refined lattice extended by a few lines, both ways round.
 
     Once refined on the visible lines, spacing and perspective are right even when the lattice
     is off by whole lines (a frame taken for the edge line, a faint edge line missed, a tiled
@@ -645,114 +944,132 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, reach: int = 4,
     measurement on the extended grid scores every window: lines present inside, blank river
     between the inner files, blank continuations past the edges.
     """
+    reach, fr, ver = config.window.reach, config.window.places, config.verify
     lo_x, hi_x = -reach, 8 + reach
     lo_y, hi_y = -reach, 9 + reach
     nx, ny = hi_x - lo_x + 1, hi_y - lo_y + 1
-    fr = (0.35, 0.5, 0.65)
-    pts, nrm, kind = [], [], []
+    pts_l: list[tuple[float, float]] = []
+    nrm_l: list[tuple[float, float]] = []
     for i in range(lo_x, hi_x + 1):          # lines x = i, segments y in [j, j+1]
         for j in range(lo_y, hi_y):
             for t in fr:
-                pts.append((i, j + t)); nrm.append((1.0, 0.0))
+                pts_l.append((i, j + t)); nrm_l.append((1.0, 0.0))
     for j in range(lo_y, hi_y + 1):          # lines y = j, segments x in [i, i+1]
         for i in range(lo_x, hi_x):
             for t in fr:
-                pts.append((i + t, j)); nrm.append((0.0, 1.0))
-    pts, nrm = np.array(pts, float), np.array(nrm, float)
+                pts_l.append((i + t, j)); nrm_l.append((0.0, 1.0))
+    pts, nrm = np.array(pts_l, float), np.array(nrm_l, float)
     sp = geo.point_spacing_px(h)
-    tol = max(1.5, 0.03 * sp)
-    m = measure(gray, h, pts, nrm, tol, _line_width(sp), pol, 5.0, tol)
-    hit = (m.centre_strength >= 5.0).astype(np.float64)
+    tol = max(ver.min_tol_px, ver.tol_frac * sp)
+    m = measure(gray, h, pts, nrm, tol, line_width_px(sp, config.ridge), pol, ver.line_contrast, tol, config.ridge)
+    hit = (m.centre_strength >= ver.line_contrast).astype(np.float64)
     n_v = nx * (ny - 1) * len(fr)
     vx = hit[:n_v].reshape(nx, ny - 1, len(fr)).mean(axis=2)   # [x line, y segment]
     hy = hit[n_v:].reshape(ny, nx - 1, len(fr)).mean(axis=2)   # [y line, x segment]
-    cands = []  # (score, swap, a0, b0)
+    cands = []  # rows (score, swap, a0, b0)
     for swap in (False, True):
         # in the swapped case the board's files run along this grid's y lines
         a_lines, a_segs = (hy, vx) if swap else (vx, hy)  # a = the 9 file lines, b = the 10 rank lines
-        sc = _window_scores(a_lines, a_segs)
-        a0, b0 = np.unravel_index(np.arange(sc.size), sc.shape)
-        cands.append(np.c_[sc.ravel(), np.full(sc.size, float(swap)), a0, b0])
+        sc = _window_scores(a_lines, a_segs, ver)
+        a0s, b0s = np.unravel_index(np.arange(sc.size), sc.shape)
+        cands.append(np.c_[sc.ravel(), np.full(sc.size, float(swap)), a0s, b0s])
     allc = np.concatenate(cands)
-    best = (-np.inf, h)
+    hb = h
     for k in np.argsort(-allc[:, 0], kind="stable"):
-        score, swap, a0, b0 = allc[k]
-        a0, b0 = int(a0), int(b0)
-        x0, y0 = (b0 + lo_x, a0 + lo_y) if swap else (a0 + lo_x, b0 + lo_y)
-        t = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap else \
+        _, swap_f, a0_f, b0_f = allc[k]
+        a0, b0 = int(a0_f), int(b0_f)
+        x0, y0 = (b0 + lo_x, a0 + lo_y) if swap_f else (a0 + lo_x, b0 + lo_y)
+        shift = np.array([[0, 1, x0], [1, 0, y0], [0, 0, 1.0]]) if swap_f else \
             np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1.0]])
-        if exclude and any(same_lattice(h @ t, e) for e in exclude):
+        if exclude and any(same_lattice(h @ shift, e) for e in exclude):
             continue  # a window the caller has refused
-        best = (float(score), h @ t)
+        hb = h @ shift
         break
-    hb = best[1]
     if hb is not h:
-        hb, _ = refine(gray, hb, pol, search_frac=0.1, rounds=2)
+        hb, _ = refine(gray, hb, pol, config.window.refine, config=config)
     return hb
 
 
-def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int) -> np.ndarray:
+def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int, config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
     """Refit without each edge line in turn; keep a variant the image likes better.
 
     A board's frame often runs a fraction of a spacing outside its edge line; when the edge
     line locks onto it, the lattice is stretched a few per cent and every other line still
     fits well enough. Fitting without that line, from the inner lines alone, undoes it.
     """
+    cfg, ver = config.edge, config.verify
     # cheap screen first: fit the lattice without each edge line on one measurement and see
     # whether that edge line's ridge sits where the inner lines put it. Only an edge line that
     # sits off (stretching the fit) is worth the full refit below.
-    pts, nrm, ids = geo.lattice_segments(step=0.2, lo=0.3, hi=0.7)
+    pts, nrm, ids = geo.lattice_segments(step=ver.sample_step, lo=ver.sample_lo, hi=ver.sample_hi)
     axis = np.where(ids < geo.FILES, 0, 1)
     value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
     sp = geo.point_spacing_px(h)
-    m = measure(gray, h, pts, nrm, max(2.0, 0.06 * sp), _line_width(sp), pol, 5.0)
-    suspects = []
-    for edge in (0, 8, 9, 18):
+    m = measure(gray, h, pts, nrm, max(cfg.min_search_px, cfg.search_frac * sp), line_width_px(sp, config.ridge),
+                pol, ver.line_contrast, ridge=config.ridge)
+    suspects: list[int] = []
+    for edge in (0, 8, 9, 18):  # line ids of the files a and i, the ranks 0 and 9
         keep = m.found & (ids != edge)
         on_edge = m.found & (ids == edge)
-        if on_edge.sum() < 3 or len(np.unique(ids[keep & (axis == 0)])) < 3 \
-                or len(np.unique(ids[keep & (axis == 1)])) < 3:
+        if on_edge.sum() < cfg.min_samples or not _both_directions(ids, axis, keep, cfg.min_lines):
             continue
         hh = geo.fit_h_from_line_points(m.image_pts[keep], axis[keep], value[keep],
-                                        weights=np.sqrt(m.strength[keep]), h0=h, iters=2)
+                                        weights=np.sqrt(m.strength[keep]), h0=h, iters=cfg.fit_iters)
         bp = geo.apply_h(np.linalg.inv(hh), m.image_pts[on_edge])
         off = geo.median(np.abs(np.where(axis[on_edge] == 0, bp[:, 0], bp[:, 1]) - value[on_edge]))
-        if off > 0.02:  # the edge ridge is > 2 % of a spacing off the inner lines' lattice
-            suspects.append((edge,))
+        if off > cfg.max_offset:  # the edge ridge sits off the inner lines' lattice
+            suspects.append(edge)
     if not suspects:
         return h
-    best_s, best_h = _verify(gray, h, pol)[0], h
+    best_s, best_h = _verify(gray, h, pol, config=config).score, h
     for edge in suspects:
-        hh, _ = refine(gray, h, pol, search_frac=0.06, rounds=2, extra=0, exclude=edge, step=0.2)
-        hh, _ = refine(gray, hh, pol, search_frac=0.04, rounds=1, extra=0, step=0.2)
-        sc = _verify(gray, hh, pol)[0]
-        if sc > best_s + 0.01:
+        hh, _ = refine(gray, h, pol, cfg.refit, exclude=(edge,), config=config)
+        hh, _ = refine(gray, hh, pol, cfg.polish, config=config)
+        sc = _verify(gray, hh, pol, config=config).score
+        if sc > best_s + cfg.min_gain:
             best_s, best_h = sc, hh
     return best_h
 
 
-def _family(segs_n, lines, length, ang, p, tol, rng, cache):
+@dataclass(frozen=True)
+class _Segments:
+    """One look's line segments, as the family and comb steps use them."""
+
+    segs_n: np.ndarray   # (N, 4) endpoints in normalised image coordinates
+    lines: np.ndarray    # (N, 3) homogeneous lines through them
+    length: np.ndarray   # (N,) evidence weight: length x line-likeness
+    ang: np.ndarray      # (N,) direction, degrees 0..180
+    rwt: np.ndarray      # (N,) line-likeness (ridge weight) alone
+    tol: float           # vanishing-point agreement, normalised units
+
+
+def _family(sg: _Segments, p: int, rng: np.random.Generator, cache: dict[int, LineFamily | None],
+            cfg: FamilyConfig) -> LineFamily | None:
     """Vanishing point and member segments of the line family around angle peak p (cached)."""
     if p not in cache:
-        d = np.abs((ang - p + 90) % 180 - 90)
-        sel = d < 15
-        if sel.sum() < 6:
+        d = np.abs((sg.ang - p + 90) % 180 - 90)
+        sel = d < cfg.member_band_deg
+        if sel.sum() < cfg.min_members:
             cache[p] = None
         else:
-            v, inl = _fit_vp(segs_n[sel], lines[sel], length[sel], tol, rng)
-            cache[p] = (v, np.flatnonzero(sel)[inl])
+            v, inl = _fit_vp(sg.segs_n[sel], sg.lines[sel], sg.length[sel], sg.tol, rng, cfg)
+            cache[p] = LineFamily(v, np.flatnonzero(sel)[inl])
     return cache[p]
 
 
-def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
+def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache: dict[int, LineFamily | None],
+                config: LocateConfig = DEFAULT_LOCATE) -> list[np.ndarray]:
     """Lattice homographies (board -> normalised image) from two angle peaks."""
+    cfg = config.families
     fams = []
-    for p in (pa, pb):
-        fam = _family(segs_n, lines, length, ang, p, tol, rng, cache)
+    for p in (pair.a_deg, pair.b_deg):
+        fam = _family(sg, p, rng, cache, cfg)
         if fam is None:
             return []
         fams.append(fam)
-    (v1, i1), (v2, i2) = fams
+    segs_n = sg.segs_n
+    v1, i1 = fams[0].vanishing_point, fams[0].members
+    v2, i2 = fams[1].vanishing_point, fams[1].members
     hz = np.cross(v1, v2)
     if abs(hz[2]) < 1e-9:
         return []
@@ -771,7 +1088,7 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     a[:2, :2] = np.linalg.inv(m)
     r = a @ hp  # family 1 -> horizontal lines (constant y), family 2 -> vertical (constant x)
 
-    def rect(idx):
+    def rect(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p1 = np.c_[segs_n[idx, 0:2], np.ones(len(idx))] @ r.T
         p2 = np.c_[segs_n[idx, 2:4], np.ones(len(idx))] @ r.T
         return p1[:, :2] / p1[:, 2:3], p2[:, :2] / p2[:, 2:3]
@@ -779,19 +1096,20 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     a1, b1 = rect(i1)
     a2, b2 = rect(i2)
     # weights: rectified length (undoing foreshortening) times the segment's line-likeness
-    pos1, len1 = 0.5 * (a1[:, 1] + b1[:, 1]), np.abs(a1[:, 0] - b1[:, 0]) * rw[i1]
-    pos2, len2 = 0.5 * (a2[:, 0] + b2[:, 0]), np.abs(a2[:, 1] - b2[:, 1]) * rw[i2]
+    pos1, len1 = 0.5 * (a1[:, 1] + b1[:, 1]), np.abs(a1[:, 0] - b1[:, 0]) * sg.rwt[i1]
+    pos2, len2 = 0.5 * (a2[:, 0] + b2[:, 0]), np.abs(a2[:, 1] - b2[:, 1]) * sg.rwt[i2]
     # weights: rectified length, but capped relative to the median so one table edge can't dominate
-    len1 = np.minimum(len1, 8 * np.median(len1) + 1e-12)
-    len2 = np.minimum(len2, 8 * np.median(len2) + 1e-12)
+    len1 = np.minimum(len1, cfg.weight_cap * np.median(len1) + 1e-12)
+    len2 = np.minimum(len2, cfg.weight_cap * np.median(len2) + 1e-12)
     rinv = np.linalg.inv(r)
     out = []
-    combs1 = _comb_candidates(pos1, len1, (9, 10), top=2)  # y positions (family 1 horizontal)
-    combs2 = _comb_candidates(pos2, len2, (9, 10), top=2)  # x positions
+    top = cfg.combs_per_count
+    combs1 = _comb_candidates(pos1, len1, (9, 10), top=top, cfg=config.comb)  # y positions (family 1 horizontal)
+    combs2 = _comb_candidates(pos2, len2, (9, 10), top=top, cfg=config.comb)  # x positions
     for n1, n2 in ((10, 9), (9, 10)):
-        c1, c2 = combs1[n1], combs2[n2]
-        for o1, s1, _ in c1:
-            for o2, s2, _ in c2:
+        for c1 in combs1[n1]:
+            for c2 in combs2[n2]:
+                o1, s1, o2, s2 = c1.offset, c1.spacing, c2.offset, c2.spacing
                 if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
                     lat = np.array([[s2, 0, o2], [0, s1, o1], [0, 0, 1]])
                 else:  # family 1 (y positions) are files: board x -> rect y
@@ -800,11 +1118,11 @@ def _hypotheses(segs_n, lines, length, ang, pa, pb, tol, rng, cache, rw):
     return out
 
 
-def locate(image_bgr: np.ndarray) -> BoardPose:
+def locate(image_bgr: np.ndarray, config: LocateConfig = DEFAULT_LOCATE) -> BoardPose:
     """Find the board in a colour image and orient it (red's back rank = rank 0)."""
-    fit = find_lattice(image_bgr)
-    h = orient(fit.homography)
+    fit = find_lattice(image_bgr, config=config)
+    h = orient(fit.homography, config=config)
     if image_bgr.ndim == 3:
-        h = orient(h, red_score(image_bgr, h))
+        h = orient(h, red_score(image_bgr, h, config), config)
     return BoardPose(homography=h, corners=geo.corners_of(h), confidence=float(np.clip(fit.support, 0, 1)),
                      red_side=geo.red_side_of(h))

@@ -15,33 +15,61 @@ import cv2
 import numpy as np
 
 from . import geometry as geo
-from .lines import measure
+from .geometry import check_config
+from .lines import DEFAULT_RIDGE, LineSamples, RidgeConfig, line_width_px, measure
+
+
+@dataclass(frozen=True)
+class LockConfig:
+    """Every threshold of the lock check, with its unit."""
+
+    sample_step: float = 0.25        # step between line samples along each unit segment (spacings)
+    sample_lo: float = 0.25          # samples run from this fraction of each segment ...
+    sample_hi: float = 0.75          # ... to this one (midway between points, where pieces rarely sit)
+    min_visible: int = 30            # fewer unhidden samples than this: the lock cannot be checked and is kept
+    search_frac: float = 0.22        # ridge search half-width, fraction of the point spacing ...
+    min_search_px: float = 3.0       # ... and at least this (px)
+    line_contrast: float = 5.0       # ridge contrast (grey levels) that counts as a drawn line
+    tol_frac: float = 0.04           # a ridge this close to the prediction (fraction of a spacing) is on the line ...
+    min_tol_px: float = 1.5          # ... and never closer than this (px)
+    min_baseline: float = 0.2        # the support the lock is judged against is at least this (fraction of samples)
+    min_ratio: float = 0.55          # the lock holds while support is at least this share of the baseline
+    refit_px: float = 0.35           # ridges shifted by more than this (px, median) get H refitted (less: no jitter)
+    slide_frac: float = 0.15         # a lost lock is followed only for a slide below this fraction of a spacing (median)
+    slide_min_lines: int = 8         # ... with ridges found on at least this many distinct lines
+    min_lines: int = 3               # distinct lines per direction a refit needs
+    fit_iters: int = 3               # robust line-fit iterations of a refit
+    lattice_share: float = 0.6       # a followed slide must still pass the lattice test at this share of the found score
+    ridge: RidgeConfig = DEFAULT_RIDGE
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+
+DEFAULT_LOCK = LockConfig()
 
 
 @dataclass
 class LockResult:
-    ok: bool
+    """The outcome of one lock check."""
+
+    ok: bool             # the lattice is still where the lock has it (possibly refitted)
     homography: np.ndarray
     support: float       # fraction of the checked samples with a ridge within tolerance
     moved_px: float      # median shift of the ridges from where H predicted them
-
-
-def _line_width(sp: float) -> int:
-    return int(max(2, round(0.035 * sp)))
 
 
 class LockKeeper:
     """Verifies and follows a found lattice frame to frame."""
 
     def __init__(self, homography: np.ndarray, polarity: int, baseline_support: float,
-                 baseline_score: float = 0.5, min_ratio: float = 0.55, refit_px: float = 0.35) -> None:
+                 baseline_score: float = 0.5, config: LockConfig = DEFAULT_LOCK) -> None:
         self.h = homography.copy()
         self.baseline_score = baseline_score
         self.polarity = polarity
-        self.baseline = max(baseline_support, 0.2)
-        self.min_ratio = min_ratio
-        self.refit_px = refit_px
-        pts, nrm, ids = geo.lattice_segments(step=0.25, lo=0.25, hi=0.75)
+        self.config = config
+        self.baseline = max(baseline_support, config.min_baseline)
+        pts, nrm, ids = geo.lattice_segments(step=config.sample_step, lo=config.sample_lo, hi=config.sample_hi)
         self.pts, self.nrm, self.ids = pts, nrm, ids
         self.axis = np.where(ids < geo.FILES, 0, 1)
         self.value = np.where(ids < geo.FILES, ids, ids - geo.FILES).astype(np.float64)
@@ -55,61 +83,69 @@ class LockKeeper:
 
     def check(self, gray: np.ndarray, hidden: np.ndarray | None = None) -> LockResult:
         """Look for the lattice near where it was; refit if it drifted. Does not modify on failure."""
+        cfg = self.config
         use = np.ones(len(self.pts), bool)
         if hidden is not None and hidden.any():
             use = ~(hidden[self.near[:, 0]] | hidden[self.near[:, 1]])
-        if use.sum() < 30:
+        if use.sum() < cfg.min_visible:
             # almost everything hidden: can't verify, keep the lock as it is
             return LockResult(True, self.h, 1.0, 0.0)
         sp = geo.point_spacing_px(self.h)
-        w = _line_width(sp)
-        search = max(3.0, 0.22 * sp)
-        m = measure(gray, self.h, self.pts[use], self.nrm[use], search, w, self.polarity, 5.0)
-        tol = max(1.5, 0.04 * sp)
+        w = line_width_px(sp, cfg.ridge)
+        search = max(cfg.min_search_px, cfg.search_frac * sp)
+        m = self._measure(gray, self.h, use, search, w)
+        tol = max(cfg.min_tol_px, cfg.tol_frac * sp)
         near = m.found & (np.abs(m.offset) <= tol)
         support = float(near.mean())
         moved = float(np.median(np.abs(m.offset[m.found]))) if m.found.any() else np.inf
-        ok = support >= self.min_ratio * self.baseline
-        if not ok:
+        needed = cfg.min_ratio * self.baseline
+        if support < needed:
             # maybe it slid a little: refit on the ridges found in the search range. The lattice
             # is periodic, so only a small slide is trusted, and the result must still pass the
             # full lattice test (blank river, blank beyond the edges), else it is a bump.
-            if moved <= 0.15 * sp and m.found.mean() >= self.min_ratio * self.baseline \
-                    and len(np.unique(self.ids[use][m.found])) >= 8:
+            if moved <= cfg.slide_frac * sp and m.found.mean() >= needed \
+                    and len(np.unique(self.ids[use][m.found])) >= cfg.slide_min_lines:
                 h2 = self._fit(m, use, m.found)
-                m2 = measure(gray, h2, self.pts[use], self.nrm[use], tol, w, self.polarity, 5.0)
+                m2 = self._measure(gray, h2, use, tol, w)
                 s2 = float(m2.found.mean())
-                if s2 >= self.min_ratio * self.baseline and self._lattice_ok(gray, h2):
+                if s2 >= needed and self._lattice_ok(gray, h2):
                     # accepted: the one fit from a wide window follows a large slide only part
                     # of the way, so pull it in on the ridges right by it (after the check, so
                     # the polish cannot carry a wrong alias of the periodic lattice through it)
-                    sel2 = m2.found
-                    if len(np.unique(self.ids[use][sel2 & (self.axis[use] == 0)])) >= 3 and \
-                            len(np.unique(self.ids[use][sel2 & (self.axis[use] == 1)])) >= 3:
-                        h3 = self._fit(m2, use, sel2, h0=h2)
-                        if float(measure(gray, h3, self.pts[use], self.nrm[use], tol, w, self.polarity,
-                                         5.0).found.mean()) >= s2:
+                    if self._fittable(use, m2.found):
+                        h3 = self._fit(m2, use, m2.found, h0=h2)
+                        if float(self._measure(gray, h3, use, tol, w).found.mean()) >= s2:
                             h2 = h3
                     self.h = h2
                     return LockResult(True, h2, s2, moved)
             return LockResult(False, self.h, support, moved)
-        if moved > self.refit_px:
-            sel = near
-            if len(np.unique(self.ids[use][sel & (self.axis[use] == 0)])) >= 3 and \
-                    len(np.unique(self.ids[use][sel & (self.axis[use] == 1)])) >= 3:
-                self.h = self._fit(m, use, sel)
+        if moved > cfg.refit_px and self._fittable(use, near):
+            self.h = self._fit(m, use, near)
         return LockResult(True, self.h, support, moved)
 
-    def _lattice_ok(self, gray: np.ndarray, h: np.ndarray) -> bool:
-        from .locate import _verify
-        score = _verify(gray, h, self.polarity)[0]
-        return score >= 0.6 * self.baseline_score
+    def _measure(self, gray: np.ndarray, h: np.ndarray, use: np.ndarray, search_px: float, w: int) -> LineSamples:
+        """Ridges across the unhidden samples' lines within +-search_px of where `h` puts them."""
+        cfg = self.config
+        return measure(gray, h, self.pts[use], self.nrm[use], search_px, w, self.polarity, cfg.line_contrast,
+                       ridge=cfg.ridge)
 
-    def _fit(self, m, use: np.ndarray, sel: np.ndarray, h0: np.ndarray | None = None) -> np.ndarray:
+    def _fittable(self, use: np.ndarray, sel: np.ndarray) -> bool:
+        """The selected samples lie on enough distinct lines of each direction for a refit."""
+        ids, axis, k = self.ids[use], self.axis[use], self.config.min_lines
+        return len(np.unique(ids[sel & (axis == 0)])) >= k and len(np.unique(ids[sel & (axis == 1)])) >= k
+
+    def _lattice_ok(self, gray: np.ndarray, h: np.ndarray) -> bool:
+        """The whole lattice test (locate's) still passes: a slide, not an alias of the periodic lattice."""
+        from .locate import _verify
+        score = _verify(gray, h, self.polarity).score
+        return score >= self.config.lattice_share * self.baseline_score
+
+    def _fit(self, m: LineSamples, use: np.ndarray, sel: np.ndarray, h0: np.ndarray | None = None) -> np.ndarray:
+        """H refitted to the selected samples' ridges (starting from `h0`, else the current H)."""
         ax = self.axis[use][sel]
         val = self.value[use][sel]
         return geo.fit_h_from_line_points(m.image_pts[sel], ax, val, weights=np.sqrt(m.strength[sel]),
-                                          h0=self.h if h0 is None else h0, iters=3)
+                                          h0=self.h if h0 is None else h0, iters=self.config.fit_iters)
 
 
 def same_orientation(h_new: np.ndarray, h_old: np.ndarray) -> np.ndarray:
@@ -131,4 +167,5 @@ def same_orientation(h_new: np.ndarray, h_old: np.ndarray) -> np.ndarray:
 
 
 def to_gray(frame_bgr: np.ndarray) -> np.ndarray:
+    """OpenCV's standard grey of a BGR frame (a grey frame as it is) for the per-frame lock check."""
     return cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY) if frame_bgr.ndim == 3 else frame_bgr

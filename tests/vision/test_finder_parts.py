@@ -114,9 +114,8 @@ def test_comb_found_among_clutter(n):
     pos = np.concatenate([np.repeat(teeth, 12) + rng.normal(0, 0.6, 12 * n),   # the board's lines
                           rng.uniform(0, 800, 60)])                             # clutter
     wt = np.concatenate([np.ones(12 * n), rng.uniform(0.2, 1.0, 60)])
-    combs = _comb_candidates(pos, wt, (9, 10), top=2)
-    o, s, _ = combs[n][0]
-    assert abs(s - sp) < 0.02 * sp and abs(o - off) < 0.1 * sp
+    best = _comb_candidates(pos, wt, (9, 10), top=2)[n][0]
+    assert abs(best.spacing - sp) < 0.02 * sp and abs(best.offset - off) < 0.1 * sp
 
 
 def test_comb_needs_evidence():
@@ -211,9 +210,11 @@ def test_batched_first_look_scores_like_verify(vsim):
     hs.append(np.diag([0.5, 0.5, 1.0]))                # a tiny lattice in the corner
     hs.append(truth.homography @ np.diag([40.0, 40.0, 1.0]))  # far bigger than the image
     got = _verify_coarse_many(gray, hs)
-    for h, (sc, pol) in zip(hs, got):
-        want = _verify(gray, h, tol_frac=0.1, coarse=True)
-        assert sc == pytest.approx(want[0], abs=1e-9)
-        if want[0] > -1:
-            assert pol == want[1] or sc == pytest.approx(_verify(gray, h, -want[1], 0.1, True)[0])
-    assert got[0][0] > 0.4 and got[0][0] == max(g[0] for g in got)
+    for h, v in zip(hs, got):
+        want = _verify(gray, h, coarse=True)
+        assert v.score == pytest.approx(want.score, abs=1e-9)
+        if want.score > -1:
+            same = _verify(gray, h, v.polarity, coarse=True)   # the batch's polarity, judged alone
+            assert v.polarity == want.polarity or v.score == pytest.approx(same.score)
+            assert v.support == pytest.approx(same.support) and v.river_clear == pytest.approx(same.river_clear)
+    assert got[0].score > 0.4 and got[0].score == max(g.score for g in got)
