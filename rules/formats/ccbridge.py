@@ -60,7 +60,7 @@ def _text(data: bytes, at: int, size: int) -> str:
         if raw[i] == 0 and raw[i + 1] == 0:
             raw = raw[:i]
             break
-    return raw.decode(TEXT_ENCODING, errors="replace").replace("\r\n", "\n").strip()
+    return raw.decode(TEXT_ENCODING, errors="replace").replace("\r\n", "\n")
 
 
 def read_cbr(data: bytes, source: str | None = None) -> Game:
