@@ -44,9 +44,15 @@ where they differ the choice is stated):
   unless the recapture also answers the check, and a newly pinned defender (假根) protects
   nothing.
 
-  Not implemented: chases by a series of checks (连续将军得子), by combined attack on a
-  protected piece (与其他子联合吃子) and through a complete exchange sequence that nets material
-  (通过完整互吃交换后得子); those moves are classified as idle.
+  Ruleset switches (`rules.rulesets`): under `cn` a protected piece also counts as winnable
+  when the whole series of captures on its point nets material (`exchange_gain`: two attackers
+  against one defender, 与其他子联合吃子, 通过完整互吃交换后得子), and a move that makes a piece
+  winnable by a series of checks (`won_by_checks`, up to `CHECK_SERIES_DEPTH` checks: after a
+  check, whatever the reply, the piece can be won) chases it (连续将军得子; not asked of a move
+  that answers a check). Under `axf` neither counts (a chase threatens a capture "in the next
+  move"), and a piece pinned against its own general (`is_pinned`) chases nothing. A check or
+  mate threat that also threatens a piece lists it in `chases` (the AXF reading counts it
+  towards a perpetual chase of that piece).
 * **闲 idle** — anything else. A general moving out of check is idle (the lesson: "凡走动帅将应将，
   都是闲着") unless the move itself gives check.
 """
@@ -106,10 +112,15 @@ class ChasePair:
     victim_sq: int
     attacker: str
     victim: str
-    why: str  # "unprotected" or "stronger" (victim outranks the attacker)
+    why: str  # "unprotected", "stronger" (victim outranks the attacker), "exchange" or "checks"
 
     def describe(self) -> str:
-        how = "unprotected" if self.why == "unprotected" else "worth more than its attacker"
+        how = {"unprotected": "unprotected", "stronger": "worth more than its attacker",
+               "exchange": "won in the exchanges on its point",
+               "checks": "won after a series of checks"}.get(self.why, self.why)
+        if self.why == "checks":
+            return (f"{piece_label(self.victim, self.victim_sq)} can be won by a series of checks "
+                    f"after {piece_label(self.attacker, self.attacker_sq)} moved")
         return (f"{piece_label(self.attacker, self.attacker_sq)} attacks "
                 f"{piece_label(self.victim, self.victim_sq)} ({how})")
 
@@ -196,13 +207,16 @@ def _opponent_mates_at_once(position, budget: _Budget) -> bool:
 
 
 def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None, *,
-                   pinned_piece_chases: bool = True) -> dict[tuple[int, int], ChasePair]:
+                   pinned_piece_chases: bool = True,
+                   exchange_chases: bool = False) -> dict[tuple[int, int], ChasePair]:
     """Every (attacker square, victim square) where `attacker_colour` could win the victim.
 
     `position` may have either side to move; the question is asked as if `attacker_colour` were
     to move. Generals and soldiers are never attackers; generals and uncrossed soldiers never
     victims (see the module docstring for the full reading). With `pinned_piece_chases` False
-    (the AXF reading) a piece that shields its own general attacks nothing.
+    (the AXF reading) a piece that shields its own general attacks nothing; with
+    `exchange_chases` (the Chinese reading) a protected victim is winnable when the whole series
+    of captures on its point, least valuable capturer first, nets material.
     """
     if budget is None:
         budget = _Budget(MATE_THREAT_NODE_BUDGET)
@@ -236,6 +250,8 @@ def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None
                 why = "stronger"
             elif _unprotected_after(pos, capture, victim_colour, budget):
                 why = "unprotected"
+            elif exchange_chases and exchange_gain(pos, capture) > 0:
+                why = "exchange"
             else:
                 continue
             pos.push_unchecked(capture)
@@ -246,6 +262,125 @@ def winnable_pairs(position, attacker_colour: str, budget: _Budget | None = None
                 pos.pop()
             result[(asq, vsq)] = ChasePair(asq, vsq, attacker, victim, why)
     return result
+
+
+@dataclass(frozen=True)
+class ExchangeValues:
+    """Piece values for weighing a series of captures, in soldier units (an uncrossed soldier
+    is 1). Horse and cannon are equal, as in the rules' tiers; the general's value only has to
+    exceed everything else (a general is never captured, but may recapture)."""
+
+    chariot: int = 9
+    horse: int = 4
+    cannon: int = 4
+    advisor: int = 2
+    elephant: int = 2
+    soldier: int = 1
+    crossed_soldier: int = 2
+    general: int = 100
+
+    def of(self, piece: str, sq: int) -> int:
+        kind = piece.lower()
+        if kind == "p":
+            return self.crossed_soldier if crossed_river(piece, sq) else self.soldier
+        return {"r": self.chariot, "n": self.horse, "c": self.cannon, "a": self.advisor,
+                "b": self.elephant, "k": self.general}[kind]
+
+
+EXCHANGE_VALUES = ExchangeValues()
+
+
+def exchange_gain(pos, capture: Move, values: ExchangeValues = EXCHANGE_VALUES) -> int:
+    """Material the capturing side nets from `capture` and the best series of recaptures on that
+    point (each side captures with its least valuable legal piece, and may stop at any time).
+
+    `pos` may have either side to move; it is left unchanged.
+    """
+    mover_pos = pos if pos.turn == colour_of(pos.piece_at(capture.from_sq) or "K") else with_turn(
+        pos, colour_of(pos.piece_at(capture.from_sq) or "K"))
+    victim = mover_pos.piece_at(capture.to_sq)
+    if victim is None:
+        return 0
+    gained = values.of(victim, capture.to_sq)
+    mover_pos.push_unchecked(capture)
+    try:
+        return gained - _best_recapture(mover_pos, capture.to_sq, values)
+    finally:
+        mover_pos.pop()
+
+
+def _best_recapture(pos, sq: int, values: ExchangeValues) -> int:
+    """What the side to move nets by recapturing on `sq` (0 when it had better not)."""
+    capturers = []
+    for asq in pos.attackers(sq, pos.turn):
+        piece = pos.piece_at(asq)
+        move = Move(asq, sq)
+        if piece is not None and pos.is_legal(move):
+            capturers.append((values.of(piece, asq), move))
+    if not capturers:
+        return 0
+    _, move = min(capturers, key=lambda c: c[0])
+    taken = pos.piece_at(sq)
+    gained = values.of(taken, sq) if taken is not None else 0
+    pos.push(move)
+    try:
+        return max(0, gained - _best_recapture(pos, sq, values))
+    finally:
+        pos.pop()
+
+
+#: Checks searched for a win of material by a series of checks (从下一着开始运用连续将军得子).
+CHECK_SERIES_DEPTH = 2
+CHECK_SERIES_NODE_BUDGET = 4_000
+
+
+def won_by_checks(position, attacker_colour: str, depth: int = CHECK_SERIES_DEPTH,
+                  budget: _Budget | None = None) -> frozenset[int]:
+    """Squares of the enemy pieces `attacker_colour` can win by starting a series of at most
+    `depth` checks: after some check, whatever the reply, the piece can be won at once (it is
+    then unprotected or worth more than its attacker), or a further check leads to that.
+
+    The question is asked as if `attacker_colour` were to move; a reply that leaves no legal
+    move (mate) is a mate threat, found elsewhere, and not counted here.
+    """
+    if budget is None:
+        budget = _Budget(CHECK_SERIES_NODE_BUDGET)
+    pos = with_turn(position, attacker_colour)
+    return _won_by_checks(pos, attacker_colour, depth, budget)
+
+
+def _won_by_checks(pos, attacker_colour: str, depth: int, budget: _Budget) -> frozenset[int]:
+    won: set[int] = set()
+    for check in [m for m in pos.legal_moves() if pos.gives_check(m)]:
+        budget.nodes -= 1
+        if budget.nodes <= 0:
+            budget.exhausted = True
+            break
+        pos.push(check)
+        try:
+            replies = pos.legal_moves()
+            if not replies:
+                continue   # mate: a mate threat, not a chase
+            common: set[int] | None = None
+            for reply in replies:
+                pos.push(reply)
+                try:
+                    here = {v for (_, v) in winnable_pairs(pos, attacker_colour, budget)}
+                    if depth > 1 and not budget.exhausted:
+                        here |= _won_by_checks(pos, attacker_colour, depth - 1, budget)
+                finally:
+                    pos.pop()
+                common = here if common is None else common & here
+                if not common:
+                    break
+            # a piece that moved away in every reply is not the same piece: keep the points that
+            # hold an enemy piece in the checked position (the reply did not touch them)
+            if common:
+                won |= {v for v in common if pos.piece_at(v) is not None
+                        and colour_of(pos.piece_at(v) or "K") != attacker_colour}
+        finally:
+            pos.pop()
+    return frozenset(won)
 
 
 def board_without(position, sq: int):
@@ -438,12 +573,23 @@ def _pinned_threats(after, mover: str) -> int:
 
 def _new_chases(before, after, move: Move, mover: str, enemy: str, rules: Ruleset = CN) -> list[ChasePair]:
     """Winnable pairs after the move that did not exist before it (pieces followed by identity)."""
-    old = winnable_pairs(before, mover, pinned_piece_chases=rules.pinned_piece_chases)
-    new = winnable_pairs(after, mover, pinned_piece_chases=rules.pinned_piece_chases)
+    old = winnable_pairs(before, mover, pinned_piece_chases=rules.pinned_piece_chases,
+                         exchange_chases=rules.exchange_chases)
+    new = winnable_pairs(after, mover, pinned_piece_chases=rules.pinned_piece_chases,
+                         exchange_chases=rules.exchange_chases)
     created = []
     for (asq, vsq), pair in sorted(new.items()):
         old_asq = move.from_sq if asq == move.to_sq else asq
         if (old_asq, vsq) in old:
             continue
         created.append(pair)
+    if not created and rules.check_series_chases and not before.is_check():
+        # 从下一着开始运用连续将军得子: a piece that only a series of checks wins, newly so. Not
+        # asked of a move that answers a check: what checks the mover had before it cannot be
+        # compared (its moves were limited to parrying), so nothing counts as newly created.
+        threatened = {v for (_, v) in old} | {v for (_, v) in new}
+        fresh = won_by_checks(after, mover) - won_by_checks(before, mover) - threatened
+        for vsq in sorted(fresh):
+            mover_piece = after.piece_at(move.to_sq) or "?"
+            created.append(ChasePair(move.to_sq, vsq, mover_piece, after.piece_at(vsq) or "?", "checks"))
     return created

@@ -16,6 +16,9 @@ reading. `docs/repetition-rulesets.md` explains each switch with the rule text a
   (rule 9), one check one chase is a draw (rule 12), chasing two or more pieces in turn is a
   draw (rule 32), and a piece that may not move because it shields its own general (a chariot
   pinned by a cannon or held by a horse's leg) does not chase (rule 19, diagrams 39-41 and 63-66).
+  A chase is a threat to capture "in the next move": wins that need an exchange on the point or
+  a series of checks first are not chases under `axf`; under `cn` they are (the Chinese
+  definition of 捉 lists them).
 """
 from __future__ import annotations
 
@@ -33,6 +36,10 @@ class Ruleset:
         (the piece followed as it moves); otherwise any piece chased on each move will do.
     pinned_piece_chases: a piece pinned against its own general chases what it can legally
         capture (the piece pinning it included); otherwise a pinned piece chases nothing.
+    exchange_chases: a threat to win material through the full series of captures on one point
+        (two attackers against one defender, 与其他子联合吃子 / 通过完整互吃交换后得子) is a chase.
+    check_series_chases: a threat to win material after a series of checks
+        (从下一着开始运用连续将军得子) is a chase.
     """
 
     name: str
@@ -41,6 +48,8 @@ class Ruleset:
     mixtures_forbidden: bool
     chase_same_piece: bool
     pinned_piece_chases: bool
+    exchange_chases: bool
+    check_series_chases: bool
 
 
 CN = Ruleset(
@@ -50,6 +59,8 @@ CN = Ruleset(
     mixtures_forbidden=True,
     chase_same_piece=False,
     pinned_piece_chases=True,
+    exchange_chases=True,
+    check_series_chases=True,
 )
 
 AXF = Ruleset(
@@ -59,6 +70,8 @@ AXF = Ruleset(
     mixtures_forbidden=False,
     chase_same_piece=True,
     pinned_piece_chases=False,
+    exchange_chases=False,
+    check_series_chases=False,
 )
 
 RULESETS: dict[str, Ruleset] = {CN.name: CN, AXF.name: AXF}

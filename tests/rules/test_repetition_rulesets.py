@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import BLACK, RED, Move, Position
-from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, classify_move, is_pinned
+from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, classify_move, exchange_gain, is_pinned
 from rules.repetition import SidePlay, adjudicate, rule_on_kinds
 from rules.rulesets import AXF, CN, RULESETS, get_ruleset
 
@@ -39,6 +39,16 @@ def test_every_case_gets_its_expected_ruling_under_each_ruleset(case, rules):
     ruling = adjudicate(case["fen"], _moves(case), rules)
     assert ruling.ruling == case["rulings"][rules], ruling.reason
     assert ruling.rules == rules
+
+
+@pytest.mark.parametrize("case", [c for c in ALL if "axf_kinds" in c], ids=[c["id"] for c in ALL if "axf_kinds" in c])
+def test_wins_by_two_attackers_or_by_checks_chase_under_cn_only(case):
+    cn = adjudicate(case["fen"], _moves(case), "cn")
+    axf = adjudicate(case["fen"], _moves(case), "axf")
+    assert [m.cls.kind for m in cn.moves] == case["kinds"]
+    assert [m.cls.kind for m in axf.moves] == case["axf_kinds"]
+    why = {p.why for m in cn.moves for p in m.cls.chases}
+    assert why & {"exchange", "checks"}, [m.to_dict() for m in cn.moves]
 
 
 def test_every_case_names_a_source_and_both_rulesets():
@@ -160,6 +170,22 @@ def test_a_pinned_chariot_chases_under_cn_but_not_under_axf():
     assert classify_move(pos, move, ruleset=CN).kind == CHASE
     axf = classify_move(pos, move, ruleset=AXF)
     assert axf.kind == IDLE and "pinned" in axf.reason
+
+
+@pytest.mark.parametrize("fen, capture, gain", [
+    # cannon c0 takes the horse c5 guarded by the elephant a7; the chariot h5 takes the elephant back
+    ("4k4/9/b8/9/2n4R1/9/2P6/9/9/2CK5 w - - 0 1", "c0c5", 2),
+    # without the chariot: horse for cannon, nothing gained
+    ("4k4/9/b8/9/2n6/9/2P6/9/9/2CK5 w - - 0 1", "c0c5", 0),
+    # chariot takes a guarded horse: loses the chariot for it
+    ("4k4/9/b8/9/2n4R1/9/9/9/9/3K5 w - - 0 1", "h5c5", 4 - 9),
+    # an unguarded horse is won outright
+    ("4k4/9/9/9/2n4R1/9/9/9/9/3K5 w - - 0 1", "h5c5", 4),
+])
+def test_exchange_gain_weighs_the_whole_series_of_captures_on_a_point(fen, capture, gain):
+    pos = Position.from_fen(fen)
+    assert exchange_gain(pos, Move.from_iccs(capture)) == gain
+    assert pos.fen() == fen
 
 
 def test_an_unknown_ruleset_is_named_in_the_error():
