@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "app.commands.vision",
     "app.commands.calibration",
     "app.commands.clock",
+    "app.commands.live",
 )
 
 

@@ -130,7 +130,10 @@ class Recorder:
             clock.subscribe(self.clock_queue.put)
         self.evidence = None
         self._evidence_on = evidence
-        self._n_incident = 0
+        # incident ids (1, 2, 3…, the arbiter's handle: `xqtrack rule DIR ID`) go on after a resume
+        self._n_incident = sum(1 for e in game.events if e.get("type") == "incident") if resume else 0
+        # live set-up view (live/setupframe.py): called with (frame, observation) for every frame read
+        self.frame_hook: Callable[[Any, Any], None] | None = None
         self.last_clock_ms: dict[str, int] | None = None
 
     def request_stop(self, reason: str) -> None:
@@ -238,6 +241,7 @@ class Recorder:
     def _handle(self, ev: Event, image=None, homography=None) -> None:
         if isinstance(ev, IncidentEvent):
             self._n_incident += 1
+            ev.extra.setdefault("id", self._n_incident)
             if self.evidence is not None and not self._evidence_allowed():
                 ev.extra["evidence_error"] = "not saved: disk space low (kept for the journal)"
             elif self.evidence is not None:
@@ -318,6 +322,8 @@ class Recorder:
                     continue
                 self._note_board_search(obs.pose is not None, fr.t)
                 hom = obs.pose.homography if obs.pose is not None else None
+                if self.frame_hook is not None:  # live set-up view
+                    self.frame_hook(fr, obs)
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
                 self._drain_clock(fr.t)

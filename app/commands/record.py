@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from app.commands.live import add_http_option, start_live, stop_live
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     r = subparsers.add_parser("record", help="record a game from a video file, camera or stream")
@@ -29,11 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="ruleset for repetition rulings (棋例): cn (default) or axf")
     r.add_argument("--quiet", action="store_true", help="no progress bar / live board")
     _add_pacing(r)
+    add_http_option(r, linger_default=3.0)  # live pages (app/commands/live.py)
     r.set_defaults(func=_record)
 
     d = subparsers.add_parser("demo", help="record the bundled sample clip and show where the outputs are")
     d.add_argument("--out", help="output folder (default: a new xqtrack-demo-<time> folder here)")
     _add_pacing(d)
+    add_http_option(d, linger_default=None)  # live pages (app/commands/live.py)
     d.set_defaults(func=_demo)
 
 
@@ -150,6 +154,7 @@ def _record(args: argparse.Namespace) -> int:
                    clock=clock, notation=args.notation, reader=_make_reader(source.paced), headers=headers,
                    on_line=say,
                    config=TrackerConfig(repetition_rules=args.rules))
+    server = start_live(args, args.out, rec)
     try:
         with _StopOnSignals(rec):
             summary = rec.run(source, progress=progress, live_view=live)
@@ -160,6 +165,7 @@ def _record(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.clear()
     _report(summary, source)
+    stop_live(server, args)
     return 0 if summary.ended in ("end_of_source", "interrupted") else 1
 
 
@@ -217,6 +223,7 @@ def _demo(args: argparse.Namespace) -> int:
     source = _open_source(args)
     rec = Recorder(out, start_fen=start_fen, reader=_make_reader(source.paced), on_line=lambda s: print(s, flush=True),
                    headers={"Event": "xqtrack demo", "Site": str(clip.name)})
+    server = start_live(args, out, rec)
     try:
         with _StopOnSignals(rec):
             summary = rec.run(source)
@@ -245,6 +252,7 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"\nLook at:\n  {out / 'game.pgn'}      the game record (Chinese notation)\n"
           f"  {out / 'review.html'}   the arbiter's review, open it in a browser\n"
           f"  {out / 'events.jsonl'}  the journal, one event per line")
+    stop_live(server, args)
     return 0 if summary.ended == "end_of_source" else 1
 
 

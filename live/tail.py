@@ -1,0 +1,70 @@
+"""Follow a growing events.jsonl: each call returns the events completed since the last.
+
+Why by reading the file: the journal is the single source of truth, and a server that only
+reads it can serve the recorder in the same process, a recorder in another process, or a
+shared folder on a second machine, and can never show what was not journalled. A line is
+taken only once its newline is there (the recorder may be mid-write); a damaged line is
+skipped with a warning, as runtime.journal.read_events does.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class TailRead:
+    """What one poll found: complete new events, and warnings for lines that were not events."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class JournalTail:
+    """Incremental reader of one journal file (which may not exist yet)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._offset = 0
+        self._partial = b""
+        self._line_no = 0
+        self._inode: int | None = None
+
+    def poll(self, max_bytes: int = 4 << 20) -> TailRead:
+        """Read what was appended since the last poll (at most `max_bytes` at a time)."""
+        out = TailRead()
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return out
+        if self._inode is not None and (st.st_ino != self._inode or st.st_size < self._offset):
+            out.warnings.append(f"{self.path}: the journal was replaced or shortened; following the new file")
+            self._offset, self._partial, self._line_no = 0, b"", 0
+        self._inode = st.st_ino
+        if st.st_size == self._offset:
+            return out
+        with open(self.path, "rb") as f:
+            f.seek(self._offset)
+            data = f.read(max_bytes)
+        self._offset += len(data)
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()       # no newline yet: the recorder may still be writing it
+        for raw in lines:
+            self._line_no += 1
+            text = raw.decode("utf-8", errors="replace").strip()
+            if not text:
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                out.warnings.append(f"{self.path}: line {self._line_no} is incomplete or damaged ({exc.msg}); skipped")
+                continue
+            if not isinstance(obj, dict) or "type" not in obj:
+                out.warnings.append(f"{self.path}: line {self._line_no} is not an event object; skipped")
+                continue
+            out.events.append(obj)
+        return out
