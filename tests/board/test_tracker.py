@@ -330,6 +330,7 @@ def test_out_of_sync_after_a_wrong_line_rewinds_to_the_line_the_board_shows():
     # recorded: a wrong red move and a wrong black reply (a misread settle); the board shows
     # the true line plus red's next move. No single substitution explains it, a rewind does.
     import numpy as np
+    from board.corrector import CorrectorConfig, find_correction, find_rewind
     from board.explain import Evidence, board_classes, log_readings
     from rules import Move
     start = Position()
@@ -340,8 +341,10 @@ def test_out_of_sync_after_a_wrong_line_rewinds_to_the_line_the_board_shows():
     probs = np.full((90, 15), 0.002)
     probs[np.arange(90), board_classes(truth)] = 1.0 - 14 * 0.002
     evidence = Evidence(log_readings(probs), np.ones(90, bool))
-    assert tr._find_correction(evidence) is None
-    gain, k, line, after = tr._find_rewind(evidence)
+    corrector = CorrectorConfig(tr.cfg.correct_plies, tr.cfg.explain)
+    assert find_correction(tr.position, tr.ply, evidence, corrector) is None
+    rewind = find_rewind(tr.position, tr.ply, evidence, corrector)
+    k, line, after = rewind.plies_back, rewind.replacement, rewind.after
     assert k == 2 and [m.iccs() for m in line] == ["b0a2", "i9h9"] and [m.iccs() for m in after.moves] == ["i0i1"]
     # a board that matches the record needs no rewind, and moves are never erased
     same = start.copy()
@@ -349,4 +352,4 @@ def test_out_of_sync_after_a_wrong_line_rewinds_to_the_line_the_board_shows():
         same.push(Move.from_iccs(m))
     probs = np.full((90, 15), 0.002)
     probs[np.arange(90), board_classes(same)] = 1.0 - 14 * 0.002
-    assert tr._find_rewind(Evidence(log_readings(probs), np.ones(90, bool))) is None
+    assert find_rewind(tr.position, tr.ply, Evidence(log_readings(probs), np.ones(90, bool)), corrector) is None

@@ -1,0 +1,348 @@
+"""The settle chain: what a settled board means, as named explainers tried in order.
+
+Why a chain: a settle used to be decided by one long method of fallbacks steered by flags
+(rescued, knocked_off, correction). Here each way of explaining a settle is a small function of
+a `SettleContext` that returns a typed `SettleOutcome` when it applies, None otherwise; the
+tracker tries `EXPLAINERS` in order and applies the first outcome (or reports the board as
+unexplained when none applies). Pure: the only state any step touches is the incident tracker's
+record of what it has reported (a knocked piece is reported once).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from rules import Move, Position, Side
+
+from .corrector import Correction, CorrectorConfig, find_correction, find_rewind
+from .episode import Episode, _attributed, dwells
+from .events import Event, TrackingEvent, point_name
+from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
+                      board_classes)
+from .incidents import IncidentConfig, IncidentTracker, king_steps
+from .sync import SettleKind
+from .window import Frame, SettleReading
+
+
+def neighbours(p: int) -> list[int]:
+    """The up-to-8 points around point p."""
+    x, y = p % 9, p // 9
+    return [(y + dy) * 9 + x + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if (dx or dy) and 0 <= x + dx <= 8 and 0 <= y + dy <= 9]
+
+
+@dataclass
+class SettleConfig:
+    """The thresholds the explainers use (all owned by the tracker's config)."""
+
+    explain: ExplainConfig = field(default_factory=ExplainConfig)
+    incidents: IncidentConfig = field(default_factory=IncidentConfig)
+    corrector: CorrectorConfig = field(default_factory=CorrectorConfig)
+    near_hand_points: int = 2          # a piece gone counts as knocked off with a hand this many points away
+    knock_stretch_gap_s: float = 3.0   # ... or with a hand over the board in a stretch ending this long before
+
+
+@dataclass
+class SettleContext:
+    """Everything the explainers read about one settle."""
+
+    kind: SettleKind
+    position: Position                 # the recorded position (not changed by the explainers)
+    ply: int
+    revisable: int                     # recorded plies the corrector may replace (the last ones, none locked)
+    unconfirmed_start: bool            # the start position has not been seen on the board yet
+    reading: SettleReading
+    explanation: Explanation           # the best legal explanation of the board (explain.explain)
+    episode: Episode
+    prev_episode: Episode | None       # the stretch before (a hand may have left just before this one)
+    last: Frame                        # the frame that settled
+    cfg: SettleConfig
+    incidents: IncidentTracker
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.reading.evidence
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return self.reading.offsets
+
+
+@dataclass
+class SettleOutcome:
+    """What a settle means.
+
+    `explanation`: the legal explanation the incident rules judge the settle by (None: nothing
+    legal explains the board). `correction`: replace recorded plies first (then accept its
+    `after`); otherwise `explanation` is accepted. `between`: the accepted move's piece lies off
+    the points (a between-points incident once the move is recorded). `events`: what the step
+    found before anything is recorded (start mismatch, a knocked-off piece).
+    """
+
+    step: str
+    explanation: Explanation | None
+    correction: Correction | None = None
+    between: Move | None = None
+    events: list[Event] = field(default_factory=list)
+
+
+Explainer = Callable[[SettleContext], "SettleOutcome | None"]
+
+
+def _no_change(position: Position) -> Explanation:
+    return Explanation([], 0.0, 0.0, board_classes(position), [])
+
+
+# ---------------------------------------------------------------- shared helpers
+def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
+                          cfg: IncidentConfig) -> Move | None:
+    """The one move of `dests` whose destination is the point nearest a disc seen off the
+    points (an empty reading whose offset says where the disc lies); None if none or several."""
+    if not dests:
+        return None
+    observed = evidence.observed()
+    near_disc = cfg.between * 0.5
+    hits = []
+    for m in dests:
+        # the disc is off the point but this point is the nearest one to it
+        for q in (m.to_sq,) + tuple(neighbours(m.to_sq)):
+            o = offsets[q]
+            if not evidence.visible[q] or observed[q] != 0 or np.abs(o).max() < near_disc:
+                continue
+            x, y = q % 9 + o[0], q // 9 + o[1]
+            if int(np.rint(x)) == m.to_sq % 9 and int(np.rint(y)) == m.to_sq // 9:
+                hits.append(m)
+                break
+    return hits[0] if len(hits) == 1 else None
+
+
+def vanished_moves(position: Position, evidence: Evidence, xcfg: ExplainConfig) -> list[Move]:
+    """Legal moves of a piece of the side to move that left its point and appears on
+    no point (the only change): the candidates for a piece put down between points."""
+    ref = board_classes(position)
+    diff = evidence.contradictions(ref, xcfg.contradiction)
+    if len(diff) != 1:
+        return []
+    f = diff[0]
+    piece = position.piece_at(f)
+    if piece is None or evidence.observed()[f] != 0 or not Side.from_fen(position.turn).owns(piece):
+        return []
+    return [m for m in position.legal_moves() if m.from_sq == f
+            and position.piece_at(m.to_sq) is None and evidence.visible[m.to_sq]]
+
+
+def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleConfig) -> Move | None:
+    """The candidate move whose destination is the point nearest a disc the reader sees
+    near, not on, a point (its reading is empty, its offset says where the disc is)."""
+    return off_point_destination(vanished_moves(position, reading.evidence, cfg.explain),
+                                 reading.evidence, reading.offsets, cfg.incidents)
+
+
+def capture_under_way(position: Position, evidence: Evidence, xcfg: ExplainConfig) -> bool:
+    """The only change is one opponent piece gone from a point the side to move can capture on."""
+    ref = board_classes(position)
+    diff = evidence.contradictions(ref, xcfg.contradiction)
+    if len(diff) != 1:
+        return False
+    p = diff[0]
+    piece = position.piece_at(p)
+    if piece is None or evidence.observed()[p] != 0:
+        return False
+    if Side.from_fen(position.turn).owns(piece):
+        return False
+    return any(m.to_sq == p for m in position.legal_moves())
+
+
+def put_down_off_point(position: Position, move: Move, evidence: Evidence) -> Explanation:
+    """`move` as the explanation of a settle whose destination reads empty (the disc lies
+    off the point): the destination's reading is a known misread, not a contradiction."""
+    ref = board_classes(position)
+    board = apply_move(ref, move)
+    return Explanation([move], evidence.delta(ref, board), 0.0, board, [], misread=[move.to_sq])
+
+
+def illegal_reason(position: Position, phys: PhysicalMove, mover: Side) -> str:
+    """Why the physical move `phys` by `mover` is not legal in `position`, in words."""
+    turn = Side.from_fen(position.turn)
+    if mover != turn:
+        return f"{mover} moved out of turn ({turn} to move)"
+    m = Move(phys.from_sq, phys.to_sq)
+    if m in position.pseudo_legal_moves():
+        return "the move leaves the own general in check or facing the other general"
+    return "the piece cannot move that way"
+
+
+def settle_frames_of(ctx: SettleContext) -> dict[str, int]:
+    """The evidence frames of a settle: the board before, the busiest frame, the settled frame."""
+    ep = ctx.episode
+    return {"before": ep.before.frame_index,
+            "during": ep.busiest_frame if ep.busiest_frame >= 0 else ep.frame_start,
+            "after": ctx.last.frame_index}
+
+
+# ---------------------------------------------------------------- the explainers, in order
+def given_start_position(ctx: SettleContext) -> SettleOutcome | None:
+    """The first look at a given start position: where the reader disagrees with it, trust the
+    position (it was given) and say where."""
+    if not ctx.unconfirmed_start or ctx.explanation.explains:
+        return None
+    ev = ctx.evidence
+    ref = board_classes(ctx.position)
+    diff = ev.contradictions(ref, ctx.cfg.explain.contradiction)
+    mismatch = TrackingEvent(ctx.last.t, 0, "start_mismatch",
+                             "the reader disagrees with the start position on "
+                             + ", ".join(f"{point_name(p)} (reads {CLASS_LETTERS[ev.observed()[p]]})"
+                                         for p in diff[:12])
+                             + "; taking the given position", points=list(diff))
+    return SettleOutcome("given_start_position", Explanation([], 0.0, 0.0, ref, []), events=[mismatch])
+
+
+def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
+    """The best move's destination reads empty and a disc is seen off the points by another
+    legal destination of the same piece: the piece was put down between points there. Without
+    this, the destination whose empty reading is least sure (a poorly lit point) wins by a hair
+    and the record is wrong from here on."""
+    ex = ctx.explanation
+    if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) != 1:
+        return None
+    m = ex.moves[0]
+    ev, pos = ctx.evidence, ctx.position
+    moved_class = board_classes(pos)[m.from_sq]
+    if ev.observed()[m.to_sq] == moved_class:
+        return None
+    dests = [d for d in pos.legal_moves() if d.from_sq == m.from_sq
+             and pos.piece_at(d.to_sq) is None and ev.visible[d.to_sq]]
+    alt = off_point_destination(dests, ev, ctx.offsets, ctx.cfg.incidents)
+    if alt is None or alt == m:
+        return None
+    return SettleOutcome("off_point_destination_move", put_down_off_point(pos, alt, ev), between=alt)
+
+
+def fewer_plies_by_correction(ctx: SettleContext) -> SettleOutcome | None:
+    """Moves nobody was seen making, or one recent move misread: a correction of a recorded ply
+    that needs fewer new plies wins over inventing them."""
+    ex = ctx.explanation
+    if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) < 2:
+        return None
+    found = find_correction(ctx.position, ctx.revisable, ctx.evidence, ctx.cfg.corrector, len(ex.moves) - 1)
+    if found is None:
+        return None
+    return SettleOutcome("fewer_plies_by_correction", ex, correction=found)
+
+
+def legal_moves(ctx: SettleContext) -> SettleOutcome | None:
+    """The most likely legal move sequence explains the board: accept it."""
+    if not ctx.explanation.explains:
+        return None
+    return SettleOutcome("legal_moves", ctx.explanation)
+
+
+def vanished_piece(ctx: SettleContext) -> SettleOutcome | None:
+    """One piece of the side to move left its point and appears on none: put down between
+    points, where the reader sees no piece. Its destination is the point nearest the disc the
+    reader sees off the points, else the one the mover's hand last rested next to; with
+    neither, it is not a move (a piece gone with no such rest was knocked off)."""
+    if ctx.explanation.explains:
+        return None
+    pos, ev = ctx.position, ctx.evidence
+    dests = vanished_moves(pos, ev, ctx.cfg.explain)
+    if not dests:
+        return None
+    choice = off_point_disc_move(pos, ctx.reading, ctx.cfg)
+    if choice is None:
+        side = Side.from_fen(pos.turn)
+        rests = dwells(ctx.episode, side, ctx.cfg.incidents.dwell_s)
+        for d in reversed(rests):
+            near = [m for m in dests if king_steps(m.to_sq, d.point) <= 1]
+            if len(near) == 1:
+                choice = near[0]
+                break
+            if near:
+                break
+    if choice is None:
+        return None
+    return SettleOutcome("vanished_piece", put_down_off_point(pos, choice, ev), between=choice)
+
+
+def knocked_off_point(ctx: SettleContext) -> int | None:
+    """The point of a piece knocked off the board: the only change is one piece gone
+    from its point, a hand or arm came within two points of it, and no legal move
+    accounts for it. A piece gone with no hand near it is a reading the tracker cannot
+    explain (out of sync), not an incident."""
+    ev = ctx.evidence
+    ref = board_classes(ctx.position)
+    diff = ev.contradictions(ref, ctx.cfg.explain.contradiction)
+    if len(diff) != 1:
+        return None
+    p = diff[0]
+    if ref[p] == 0 or ev.observed()[p] != 0:
+        return None
+    px, py = p % 9, p // 9
+    # the hand may have left just before the reader looked again (a stretch of its own)
+    covered = list(ctx.episode.covered)
+    prev = ctx.prev_episode
+    if prev is not None and ctx.episode.t_start - prev.t_last <= ctx.cfg.knock_stretch_gap_s:
+        covered += prev.covered
+    reach = ctx.cfg.near_hand_points
+    near = any(np.any(np.maximum(np.abs(c % 9 - px), np.abs(c // 9 - py)) <= reach) for _, _, c in covered)
+    return int(p) if near else None
+
+
+def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
+    """A piece knocked off the board: the game goes on without it. The incident is recorded and
+    the position kept (the arbiter has it put back); later moves are read around its point.
+    The side is the one whose hand was over the board (by its covered frames), else the side to move."""
+    if ctx.explanation.explains:
+        return None
+    p = knocked_off_point(ctx)
+    if p is None:
+        return None
+    pos, ep = ctx.position, ctx.episode
+    piece = pos.piece_at(p) or "?"
+    hand_ep = ep if ep.covered or ctx.prev_episode is None else ctx.prev_episode
+    counts = {side: len(_attributed(hand_ep, side)) for side in Side}
+    to_move = Side.from_fen(pos.turn)
+    side = max(counts, key=lambda s: counts[s]) if any(counts.values()) else to_move
+    if counts[Side.RED] == counts[Side.BLACK]:
+        side = to_move
+    ev, offsets = ctx.evidence, ctx.offsets
+    near = any(ev.visible[q] and np.abs(offsets[q]).max() >= ctx.cfg.incidents.between * 0.5
+               and ev.observed()[q] == 0 for q in (p,) + tuple(neighbours(p)))
+    event = ctx.incidents.knocked_off(ctx.last.t, ctx.ply, side, piece, p, near, settle_frames_of(ctx))
+    return SettleOutcome("knocked_off", _no_change(pos), events=[event])
+
+
+def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:
+    """Nothing legal explains the board from the record, but it does from the record with a
+    recent ply (or the last few) replaced: correct the record rather than lose sync."""
+    if ctx.explanation.explains:
+        return None
+    found = (find_correction(ctx.position, ctx.revisable, ctx.evidence, ctx.cfg.corrector)
+             or find_rewind(ctx.position, ctx.revisable, ctx.evidence, ctx.cfg.corrector))
+    if found is None:
+        return None
+    return SettleOutcome("earlier_move_corrected", None, correction=found)
+
+
+EXPLAINERS: tuple[Explainer, ...] = (
+    given_start_position,
+    off_point_destination_move,
+    fewer_plies_by_correction,
+    legal_moves,
+    vanished_piece,
+    knocked_off,
+    earlier_move_corrected,
+)
+"""Tried in this order; the first outcome wins. None of them: the board is unexplained."""
+
+
+def explain_settle(ctx: SettleContext, explainers: tuple[Explainer, ...] = EXPLAINERS) -> SettleOutcome | None:
+    """The first explainer's outcome for this settle, or None when nothing explains it."""
+    for step in explainers:
+        outcome = step(ctx)
+        if outcome is not None:
+            return outcome
+    return None
+
