@@ -29,33 +29,60 @@ Pure image maths (OpenCV + numpy), no model, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
 
 from .crops import DISC_TOP_HEIGHT, extract_point_crops
+from .geometry import check_config
 from .observation import NUM_POINTS
 
-__all__ = ["DiscFit", "DiscMeter", "fit_discs", "point_offsets", "MIN_COVERAGE"]
+__all__ = ["DiscConfig", "DiscFit", "DiscMeter", "fit_discs", "point_offsets", "MIN_COVERAGE", "DEFAULT_DISC"]
 
-BIG_OFFSET = 0.2
-"""From this size (spacings) a disc offset is measured by the fit rather than taken from the model."""
 
-MODEL_SHARE = 0.4
-"""The model measures large offsets at 0.45-0.65 of their size (rendered stills): a fit more than
-1/MODEL_SHARE times the model's offset found something else than this disc."""
+@dataclass(frozen=True)
+class DiscConfig:
+    """Every threshold of the disc fit and of the offsets it reports, with its unit.
 
-RADIUS_TOLERANCE = 0.1
-"""A fit whose rim radius differs from the set's by more than this fraction is not trusted (confident
-fits of one set spread by 1-4 %, median absolute deviation, on the bench clips)."""
+    Patch px: pixels of the rectified patch round each point (`fit_discs`' px_per_spacing a spacing).
+    """
 
-_COS = 0.97    # a rim pixel's gradient points at the centre within ~14 degrees
-_BAND = 1.2    # ... and it lies within this many patch pixels of the rim radius
+    # -- the fit (fit_discs)
+    edge_blur_px: float = 0.8        # Gaussian sigma smoothing the patches before their gradients (patch px)
+    edge_percentile: float = 75.0    # a patch's strong edges: gradients at least this percentile of its own (%) ...
+    min_edge: float = 4.0            # ... and at least this strong (grey levels per patch px)
+    vote_blur_px: float = 1.0        # Gaussian sigma smoothing the centre votes (patch px)
+    peak_window_px: int = 5          # a vote peak is the largest within this square window (patch px)
+    patch_margin: float = 0.3        # the patch reaches this far beyond the farthest rim searched (spacings)
+    radius_slack_px: float = 1.0     # rim pixels are looked for this far outside the radius range (patch px)
+    rim_cos: float = 0.97            # a rim pixel's gradient points at the centre within ~14 degrees (cosine) ...
+    rim_band_px: float = 1.2         # ... and it lies within this of the rim radius (patch px)
+    rim_edge_share: float = 0.5      # rim pixels need an edge this share of the patch's strong-edge threshold
+    wall_min_shift: float = 0.04     # a disc's wall shows when its top is seen shifted by this (spacings) from its foot
+    wall_side_cos: float = 0.35      # rim directions with a cosine above this towards the camera are on the wall's side
+    refine_rounds: int = 3           # least-squares centre refinements
+    min_conditioning: float = 1e-3   # the rim's gradient lines fix the centre when det >= this x trace^2 of their normal matrix
+    stay_px: float = 2.5             # a refined centre further than this from the chosen vote is refused (patch px)
+    min_coverage: float = 0.55       # rim coverage from which a fit counts as a disc (full rim ~0.8-1.0, empty points well below 0.5)
+    # -- the offsets reported (point_offsets, DiscMeter)
+    empty_prob: float = 0.5          # a point is read as empty when the model's empty probability is at least this
+    big_offset: float = 0.2          # from this size (spacings) a disc offset is measured by the fit rather than the model's
+    model_share: float = 0.4         # the model sees large offsets at 0.45-0.65 of their size: a fit over 1/this times it found something else
+    agree_cos: float = 0.8           # the fit and the model agree on an offset's direction with at least this cosine
+    radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %)
+    near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
+    confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
+    learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
 
-MIN_COVERAGE = 0.55
-"""Rim coverage from which a fit counts as a disc (a full rim scores ~0.8-1.0; an empty
-point's board lines and texture stay well below 0.5)."""
+    def __post_init__(self) -> None:
+        check_config(self)
+
+
+DEFAULT_DISC = DiscConfig()
+
+MIN_COVERAGE = DEFAULT_DISC.min_coverage
+"""Rim coverage from which a fit counts as a disc, by default (DiscConfig.min_coverage)."""
 
 
 @dataclass
@@ -66,11 +93,12 @@ class DiscFit:
     offsets: np.ndarray     # (N, 2) disc centre minus point, spacings (x along files, y along ranks)
     radius: np.ndarray      # (N,) rim radius of the best vote, spacings
     coverage: np.ndarray    # (N,) fraction of rim sectors with radial edge support, 0..1
+    min_coverage: float = MIN_COVERAGE  # coverage from which a fit counts as a disc
 
     @property
     def found(self) -> np.ndarray:
         """(N,) bool: a disc was seen near the point."""
-        return self.coverage >= MIN_COVERAGE
+        return self.coverage >= self.min_coverage
 
 
 def camera_ground_point(homography: np.ndarray, image_size: tuple[int, int]) -> tuple[np.ndarray, float] | None:
@@ -89,11 +117,10 @@ def camera_ground_point(homography: np.ndarray, image_size: tuple[int, int]) -> 
     return c[:2], float(abs(c[2]))
 
 
-def _edges(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _edges(patches: np.ndarray, blur_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pixel gradient (gx, gy, magnitude) of the strongest colour channel."""
     n, s = patches.shape[:2]
-    flat = patches.reshape(n * s, s, 3).astype(np.float32)
-    flat = cv2.GaussianBlur(flat, (3, 3), 0.8)
+    flat = cv2.GaussianBlur(patches.reshape(n * s, s, 3).astype(np.float32), (3, 3), blur_px)
     gx = cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3)
     mag2 = gx * gx + gy * gy
@@ -107,9 +134,10 @@ def _edges(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return gx, gy, mag
 
 
-def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int] | None = None, *,
+def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int] | np.ndarray | None = None, *,
               height: float = DISC_TOP_HEIGHT, search: float = 0.6, radii: tuple[float, float] = (0.3, 0.52),
-              px_per_spacing: float = 20.0, sectors: int = 24, n_candidates: int = 4) -> DiscFit:
+              px_per_spacing: float = 20.0, sectors: int = 24, n_candidates: int = 4,
+              config: DiscConfig = DEFAULT_DISC) -> DiscFit:
     """Fit the disc near each point of `points` (default all 90).
 
     Args:
@@ -123,47 +151,50 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         px_per_spacing: resolution of the rectified patches.
         sectors: angular sectors for the rim coverage.
         n_candidates: vote peaks judged by their rim per point.
+        config: the fit's thresholds.
 
-    Returns a DiscFit; where no disc is found (coverage < MIN_COVERAGE) the offset is
+    Returns a DiscFit; where no disc is found (coverage < config.min_coverage) the offset is
     still the best guess but should not be trusted.
     """
+    cfg = config
     idx = np.arange(NUM_POINTS) if points is None else np.asarray(points, dtype=np.int64).reshape(-1)
     n = len(idx)
     if n == 0:
         z = np.zeros(0)
-        return DiscFit(idx, np.zeros((0, 2)), z, z)
+        return DiscFit(idx, np.zeros((0, 2)), z, z, cfg.min_coverage)
     if not 0.1 <= search <= 1.0 or not 0.05 < radii[0] < radii[1] <= 0.8:
         raise ValueError(f"fit_discs: search {search} must be within 0.1..1 and radii {radii} an increasing "
                          f"range within 0.05..0.8 spacings")
-    span = 2.0 * (search + radii[1]) + 0.3
+    span = 2.0 * (search + radii[1]) + cfg.patch_margin
     size = int(np.ceil(span * px_per_spacing))
     ppx = size / span                                     # actual pixels per spacing
     patches = extract_point_crops(image_bgr, homography, size=size, span=span, points=idx.tolist(), height=height)
-    gx, gy, mag = _edges(patches)
+    gx, gy, mag = _edges(patches, cfg.edge_blur_px)
     c0 = (size - 1) / 2.0                                 # patch pixel of the point itself
 
     # --- candidate centres: polarity-aware gradient-direction circle votes --------------------------
     # A disc's rim has one polarity all round (face lighter, or darker, than what is around it);
     # a thin board line has both. Votes go to separate accumulators per polarity.
-    thr = np.maximum(np.percentile(mag.reshape(n, -1), 75, axis=1), 4.0)   # per patch: its strong edges
+    thr = np.maximum(np.percentile(mag.reshape(n, -1), cfg.edge_percentile, axis=1), cfg.min_edge)  # per patch: its strong edges
     k, yy, xx = np.nonzero(mag >= thr[:, None, None])
     w = mag[k, yy, xx]
     ux, uy = gx[k, yy, xx] / w, gy[k, yy, xx] / w
     plane = size * size
-    acc = np.zeros(2 * n * plane, np.float64)
+    votes = np.zeros(2 * n * plane, np.float64)
     r_px = np.arange(radii[0] * ppx, radii[1] * ppx + 0.5, 1.0)
     for r in r_px:
         for s_i, sgn in enumerate((1.0, -1.0)):
             cx = np.rint(xx + sgn * r * ux).astype(np.int64)
             cy = np.rint(yy + sgn * r * uy).astype(np.int64)
             ok = (cx >= 0) & (cx < size) & (cy >= 0) & (cy < size)
-            acc += np.bincount(((s_i * n + k[ok]) * size + cy[ok]) * size + cx[ok], weights=w[ok],
-                               minlength=acc.size)
-    acc = cv2.GaussianBlur(acc.reshape(2 * n * size, size).astype(np.float32), (5, 5), 1.0)
-    acc = acc.reshape(2, n, size, size)
+            votes += np.bincount(((s_i * n + k[ok]) * size + cy[ok]) * size + cx[ok], weights=w[ok],
+                                 minlength=votes.size)
+    acc = cv2.GaussianBlur(votes.reshape(2 * n * size, size).astype(np.float32), (5, 5),
+                           cfg.vote_blur_px).reshape(2, n, size, size)
     g = (np.arange(size) - c0) / ppx
     win = (g[:, None] ** 2 + g[None, :] ** 2) <= search ** 2
-    peak = acc == cv2.dilate(acc.reshape(-1, size), np.ones((5, 5), np.uint8)).reshape(acc.shape)
+    pw = cfg.peak_window_px
+    peak = acc == cv2.dilate(acc.reshape(-1, size), np.ones((pw, pw), np.uint8)).reshape(acc.shape)
     score = np.where(win[None, None] & peak, acc, -1.0).transpose(1, 0, 2, 3).reshape(n, -1)
     kc = min(n_candidates, score.shape[1])
     top = np.argsort(-score, axis=1)[:, :kc]                       # (n, K) over (polarity, y, x)
@@ -183,15 +214,16 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         vec = foot[None] - (np.stack([idx % 9, idx // 9], 1).astype(np.float64))
         dist = np.linalg.norm(vec, axis=1)
         steep = dist / max(cam_h, 1e-9)          # tan of the viewing angle at each point
-        show = height * steep >= 0.04            # the wall shows more than a few pixels
+        show = height * steep >= cfg.wall_min_shift  # the wall shows more than a few pixels
         u = vec / np.maximum(dist, 1e-9)[:, None]
         wall[show] = np.stack([u[show, 0], -u[show, 1]], 1)   # patch rows run along -rank
     nx, ny = gx / np.maximum(mag, 1e-6), gy / np.maximum(mag, 1e-6)
-    edge = mag >= thr[:, None, None] * 0.5
-    r_lo, r_hi = radii[0] * ppx - 1.0, radii[1] * ppx + 1.0
+    edge = mag >= thr[:, None, None] * cfg.rim_edge_share
+    r_lo, r_hi = radii[0] * ppx - cfg.radius_slack_px, radii[1] * ppx + cfg.radius_slack_px
     n_r = int(np.ceil(r_hi - r_lo)) + 1
 
-    def rim(cx: np.ndarray, cy: np.ndarray, sgn: np.ndarray, rad: np.ndarray | None):
+    def rim(cx: np.ndarray, cy: np.ndarray, sgn: np.ndarray,
+            rad: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rim pixels of circles (n, K) centred at (cx, cy): polarity-consistent radial edges at
         the circle's radius (estimated as the best-supported radius when `rad` is None)."""
         dx = xs[None, None] - cx[..., None, None]
@@ -199,7 +231,7 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         d = np.sqrt(dx * dx + dy * dy) + 1e-9
         # gradient pointing at the centre (sgn +1: lighter inside) or away from it (sgn -1)
         cosr = -(nx[:, None] * dx + ny[:, None] * dy) / d * sgn[..., None, None]
-        aligned = edge[:, None] & (cosr > _COS) & (d >= r_lo) & (d <= r_hi)
+        aligned = edge[:, None] & (cosr > cfg.rim_cos) & (d >= r_lo) & (d <= r_hi)
         if rad is None:
             bins = np.clip(np.rint(d - r_lo).astype(np.int64), 0, n_r - 1)
             circle = np.arange(aligned[..., 0, 0].size).reshape(aligned.shape[:-2])[..., None, None]
@@ -208,17 +240,17 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
             hist = np.bincount(key, weights=w_al, minlength=circle.size * n_r).reshape(cx.shape + (n_r,))
             hist = hist + 0.5 * (np.roll(hist, 1, -1) + np.roll(hist, -1, -1))
             rad = r_lo + np.argmax(hist, axis=-1).astype(np.float64)
-        far = (dx * wall[:, None, 0, None, None] + dy * wall[:, None, 1, None, None]) / d <= 0.35
+        far = (dx * wall[:, None, 0, None, None] + dy * wall[:, None, 1, None, None]) / d <= cfg.wall_side_cos
         far = far.reshape(aligned.shape) if far.shape != aligned.shape else far
-        sel = aligned & far & (np.abs(d - rad[..., None, None]) <= _BAND)
+        sel = aligned & far & (np.abs(d - rad[..., None, None]) <= cfg.rim_band_px)
         ang = np.arctan2(dy, dx)
         sec = np.floor((ang + np.pi) / (2 * np.pi) * sectors).astype(np.int64) % sectors
         circle = np.arange(sel[..., 0, 0].size).reshape(sel.shape[:-2])[..., None, None]
-        hit = np.bincount((circle * sectors + sec)[sel], minlength=circle.size * sectors)
-        hit = hit.reshape(cx.shape + (sectors,)) > 0
+        hit = np.bincount((circle * sectors + sec)[sel], minlength=circle.size * sectors).reshape(
+            cx.shape + (sectors,)) > 0
         # coverage over the sectors the rim can be seen in (all, or the far side and flanks)
         b_ang = (np.arange(sectors) + 0.5) / sectors * 2 * np.pi - np.pi
-        usable = (np.cos(b_ang)[None] * wall[:, 0, None] + np.sin(b_ang)[None] * wall[:, 1, None]) <= 0.35
+        usable = (np.cos(b_ang)[None] * wall[:, 0, None] + np.sin(b_ang)[None] * wall[:, 1, None]) <= cfg.wall_side_cos
         usable = usable.reshape((n,) + (1,) * (hit.ndim - 2) + (sectors,))
         return sel, rad, (hit & usable).sum(-1) / np.maximum(usable.sum(-1), 1)
 
@@ -229,17 +261,17 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     cx0, cy0 = cxs.copy(), cys.copy()
     px, py = -ny, nx                                   # each rim pixel's gradient line, as a normal
     proj = px * xs[None] + py * ys[None]
-    for _ in range(3):
+    for _ in range(cfg.refine_rounds):
         # every rim pixel's gradient line passes through the centre: the least-squares point
         # nearest all of them is the sub-pixel centre, whatever the exact radius
         wt = np.where(sel[:, 0] if sel.ndim == 4 else sel, mag, 0.0)
         a11, a12, a22 = (wt * px * px).sum((1, 2)), (wt * px * py).sum((1, 2)), (wt * py * py).sum((1, 2))
         b1, b2 = (wt * px * proj).sum((1, 2)), (wt * py * proj).sum((1, 2))
         det = a11 * a22 - a12 * a12
-        ok = det > 1e-3 * np.maximum(a11 + a22, 1e-9) ** 2
+        ok = det > cfg.min_conditioning * np.maximum(a11 + a22, 1e-9) ** 2
         nxc = np.where(ok, (a22 * b1 - a12 * b2) / np.where(ok, det, 1.0), cxs)
         nyc = np.where(ok, (a11 * b2 - a12 * b1) / np.where(ok, det, 1.0), cys)
-        near = np.hypot(nxc - cx0, nyc - cy0) <= 2.5       # stay on the chosen circle
+        near = np.hypot(nxc - cx0, nyc - cy0) <= cfg.stay_px  # stay on the chosen circle
         cxs, cys = np.where(near, nxc, cxs), np.where(near, nyc, cys)
         sel, _, cover = rim(cxs[:, None], cys[:, None], sgn[:, None], rad[:, None])
         cover = cover[:, 0]
@@ -250,13 +282,18 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     rad = np.where(wsum > 0, (np.where(s_fin, mag * dist, 0.0)).sum((1, 2)) / np.maximum(wsum, 1e-9), rad)
     off_x = (cxs - c0) / ppx
     off_y = -(cys - c0) / ppx                              # patch rows run along -rank
-    return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover)
+    return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover, cfg.min_coverage)
 
 
-def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int], probs: np.ndarray,
-                  model_offsets: np.ndarray, classify=None, height: float = DISC_TOP_HEIGHT,
-                  radii: tuple[float, float] = (0.3, 0.52), fit_out: list | None = None,
-                  set_radius: float | None = None, fit_all: bool = True) -> np.ndarray:
+Classify = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""classify(image, H, points, offsets) -> probs (N, 15): the piece model on crops centred off the points."""
+
+
+def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int] | np.ndarray,
+                  probs: np.ndarray, model_offsets: np.ndarray, classify: Classify | None = None,
+                  height: float = DISC_TOP_HEIGHT, radii: tuple[float, float] = (0.3, 0.52),
+                  fit_out: list[DiscFit] | None = None, set_radius: float | None = None, fit_all: bool = True,
+                  config: DiscConfig = DEFAULT_DISC) -> np.ndarray:
     """The Observation `offset` field for `points` (rows aligned with `points`).
 
     A point read as a piece gets its disc's fitted centre when the disc sits clearly off its
@@ -271,22 +308,23 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     the points fitted); `set_radius`: the piece set's disc radius when known (DiscMeter): a
     fit whose rim is not that size found something else (a shadow, a ring, a circle the
     board lines make); `fit_all=False` skips pieces whose model offset is too small for a
-    fit to be taken (the per-frame path: a fit costs ~1 ms a point).
+    fit to be taken (the per-frame path: a fit costs ~1 ms a point); `config`: the thresholds.
     """
+    cfg = config
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
     out = np.asarray(model_offsets, dtype=np.float32).reshape(-1, 2).copy()
     if idx.size == 0:
         return out
     probs = np.asarray(probs).reshape(len(idx), -1)
-    empty = probs[:, 0] >= 0.5
+    empty = probs[:, 0] >= cfg.empty_prob
     model = out.copy()
     mn = np.linalg.norm(model, axis=1)
-    need = np.ones(len(idx), bool) if fit_all else (empty | (mn >= MODEL_SHARE * BIG_OFFSET))
+    need = np.ones(len(idx), bool) if fit_all else (empty | (mn >= cfg.model_share * cfg.big_offset))
     out[empty] = 0.0
     if not need.any():
         return out
     k = np.flatnonzero(need)
-    fit = fit_discs(image_bgr, homography, idx[k], height=height, radii=radii)
+    fit = fit_discs(image_bgr, homography, idx[k], height=height, radii=radii, config=cfg)
     if fit_out is not None:
         fit_out.append(fit)
     # The model's offset is precise for small offsets and shrinks large ones 2-3x but keeps
@@ -296,14 +334,15 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     fn = np.linalg.norm(fo, axis=1)
     cos = (model[k] * fo).sum(1) / np.maximum(mk * fn, 1e-9)
     right_size = np.ones(len(k), bool) if set_radius is None else \
-        np.abs(fit.radius - set_radius) <= RADIUS_TOLERANCE * set_radius
-    good = fit.found & right_size & ~ek & (fn >= BIG_OFFSET) & (mk >= MODEL_SHARE * fn) & (cos >= 0.8) & (fn >= mk)
+        np.abs(fit.radius - set_radius) <= cfg.radius_tolerance * set_radius
+    good = fit.found & right_size & ~ek & (fn >= cfg.big_offset) & (mk >= cfg.model_share * fn) \
+        & (cos >= cfg.agree_cos) & (fn >= mk)
     out[k[good]] = fo[good]
-    near = ek & fit.found & right_size & (np.abs(fo).max(axis=1) >= 0.2)
+    near = ek & fit.found & right_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     if near.any() and classify is not None:
         sub = np.flatnonzero(near)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
-        seen = p[:, 0] < 0.35
+        seen = p[:, 0] < cfg.confirm_empty_max
         out[k[sub[seen]]] = fo[sub[seen]]
     return out
 
@@ -317,21 +356,24 @@ class DiscMeter:
     board lines suggest, and the model's offset is kept.
     """
 
-    def __init__(self, min_samples: int = 8) -> None:
+    def __init__(self, min_samples: int = 8, config: DiscConfig = DEFAULT_DISC) -> None:
         self.radius: float | None = None
         self._samples: list[float] = []
-        self.min_samples = min_samples
+        self.min_samples = min_samples   # confident fits on pieces before the radius is taken as known
+        self.config = config
 
-    def offsets(self, image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int], probs: np.ndarray,
-                model_offsets: np.ndarray, classify=None, height: float = DISC_TOP_HEIGHT) -> np.ndarray:
+    def offsets(self, image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int] | np.ndarray,
+                probs: np.ndarray, model_offsets: np.ndarray, classify: Classify | None = None,
+                height: float = DISC_TOP_HEIGHT) -> np.ndarray:
         """point_offsets, judged against the set's radius once it is known."""
+        cfg = self.config
         fits: list[DiscFit] = []
         out = point_offsets(image_bgr, homography, points, probs, model_offsets, classify, height,
-                            fit_out=fits, set_radius=self.radius, fit_all=self.radius is None)
+                            fit_out=fits, set_radius=self.radius, fit_all=self.radius is None, config=cfg)
         if self.radius is None and fits:
             fit = fits[0]            # all points fitted while learning
-            piece = np.asarray(probs).reshape(len(fit.points), -1)[:, 0] < 0.5
-            self._samples += [float(r) for r in fit.radius[piece & (fit.coverage >= 0.75)]]
+            piece = np.asarray(probs).reshape(len(fit.points), -1)[:, 0] < cfg.empty_prob
+            self._samples += [float(r) for r in fit.radius[piece & (fit.coverage >= cfg.learn_coverage)]]
             if len(self._samples) >= self.min_samples:
                 self.radius = float(np.median(self._samples))
         return out
