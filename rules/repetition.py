@@ -128,12 +128,15 @@ class SidePlay:
             return False, ""
         if self.perpetual_check:
             return True, ""
+        counted = ""
         if not rules.mate_threat_forbidden and MATE_THREAT in kinds:
             # A mate threat is free here; one that also chases still counts as a chase.
             victims = self.victims if len(self.victims) == len(kinds) else tuple(frozenset() for _ in kinds)
             kinds = tuple(CHASE if k == MATE_THREAT and v else k for k, v in zip(kinds, victims))
             if MATE_THREAT in kinds:
                 return False, "mate threats are allowed (AXF rule 9: perpetual mate threat is a draw)"
+            counted = ("its mate threats are free (AXF rule 9) but each also threatens a piece, "
+                       "so they count as chases")
         attacking = {CHECK, CHASE} | ({MATE_THREAT} if rules.mate_threat_forbidden else set())
         if not all(k in attacking for k in kinds):
             return False, ""
@@ -147,6 +150,8 @@ class SidePlay:
                                "chased piece too (AXF rule 12: one check one chase is a draw)")
             return False, ("the chases fall on different pieces in turn, which is allowed (AXF rule 32: "
                            "chasing two or more pieces in turn is a draw)")
+        if counted:
+            return True, counted + ", all of one and the same piece: a perpetual chase"
         return True, ""
 
     def describe(self) -> str:
