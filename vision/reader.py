@@ -7,6 +7,7 @@ Points under a hand keep their last reading and are flagged `occluded`; the trac
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +20,7 @@ from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 
 if TYPE_CHECKING:
     from calibration.camera import CameraIntrinsics
+    from .assignment import JointReading
     from calibration.piece_profile import PieceSetProfile
 
 _RED = np.array([c.isupper() for c in CLASSES])
@@ -144,12 +146,26 @@ def _shared_classify(model_path: str | None, profile: "PieceSetProfile | None") 
     return _SHARED[key]
 
 
-def read_image(image_bgr: np.ndarray, model_path: str | None = None,
-               profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None) -> Observation:
+@dataclass
+class PhotoReading:
+    """One photo read: the Observation (probs already the joint reading's) and the joint
+    reading itself (`unsure` points, which end was kept), None when read point by point."""
+
+    observation: Observation
+    joint: "JointReading | None"
+
+
+def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
+               profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None,
+               joint: bool = True, game_position: bool = True) -> PhotoReading:
     """Full read of one photo. Raises BoardNotFoundError when there is no board in it.
 
-    With `camera` (optional intrinsics, `xqtrack calibrate camera`) the photo is undistorted
-    first, and the pose refers to the undistorted image.
+    With `joint` (default) the board is read as a whole (vision.assignment): never more pieces
+    of a kind than a set holds and, with `game_position`, generals, advisors, elephants and
+    soldiers only where a game can put them; the end kept as red's is the one whose joint
+    reading is more likely. The Observation's probs are then the joint probabilities (their
+    argmax is the joint reading). With `camera` (optional intrinsics, `xqtrack calibrate
+    camera`) the photo is undistorted first, and the pose refers to the undistorted image.
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3) or image_bgr.size == 0:
         raise ValueError("read_image: expected a non-empty BGR image array")
@@ -159,9 +175,27 @@ def read_image(image_bgr: np.ndarray, model_path: str | None = None,
     if camera is not None:
         image_bgr = camera.undistort(image_bgr)
     h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))
-    return Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
-                       occluded=np.zeros(NUM_POINTS, bool), probs=probs.astype(np.float32),
-                       offset=offsets.astype(np.float32))
+    assert probs is not None and offsets is not None
+    jr = None
+    if joint:
+        from .assignment import read_jointly
+        jr = read_jointly(probs, game_position=game_position)
+        if jr.flipped:
+            h = h @ geo.board_symmetry("rot180")
+            h = h / h[2, 2]
+            offsets = -_rot180_points(offsets)
+        probs = jr.probs
+    obs = Observation(t=0.0, frame_index=0, pose=_pose(h, support), quiet=True,
+                      occluded=np.zeros(NUM_POINTS, bool), probs=np.asarray(probs, np.float32),
+                      offset=np.asarray(offsets, np.float32))
+    return PhotoReading(obs, jr)
+
+
+def read_image(image_bgr: np.ndarray, model_path: str | None = None,
+               profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None,
+               joint: bool = True, game_position: bool = True) -> Observation:
+    """`read_photo`'s Observation (see there). Raises BoardNotFoundError when there is no board."""
+    return read_photo(image_bgr, model_path, profile, camera, joint, game_position).observation
 
 
 class BoardReader:
@@ -322,4 +356,4 @@ class BoardReader:
         return profile
 
 
-__all__ = ["BoardReader", "read_image", "reading_doubt", "red_evidence_from_probs"]
+__all__ = ["BoardReader", "PhotoReading", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]

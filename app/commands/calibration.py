@@ -1,4 +1,4 @@
-"""Sub-commands of `xqtrack` owned by the calibration part: `xqtrack calibrate camera ...`."""
+"""Sub-commands of `xqtrack` owned by the calibration part: `xqtrack calibrate camera|pieces ...`."""
 from __future__ import annotations
 
 import argparse
@@ -35,9 +35,60 @@ def _camera(args: argparse.Namespace) -> int:
     return 0
 
 
+START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+
+def _pieces(args: argparse.Namespace) -> int:
+    """`calibrate pieces PHOTO --name NAME [--fen FEN]`: learn a piece set from one photo."""
+    import cv2
+
+    from calibration.piece_profile import default_profile_path, profile_from_photo
+    from vision.locate import BoardNotFoundError
+
+    path = args.photo
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such image file: {path}")
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: not an image OpenCV can decode")
+    board = _fen_points(args.fen)
+    out = default_profile_path(args.name)  # checks the name before any work
+    try:
+        cal = profile_from_photo(image, board, name=args.name, model_path=args.model)
+    except BoardNotFoundError as exc:
+        raise BoardNotFoundError(f"{path}: {exc}") from None
+    cal.profile.save(out)
+    print(f"{out}: piece set {args.name!r} from {path}: the stated position read {cal.plain_accuracy:.1%} "
+          f"of points plainly, {cal.profile_accuracy:.1%} with the profile"
+          f"{' (board turned: red at the other end)' if cal.turned else ''}")
+    return 0
+
+
+def _fen_points(fen: str) -> str:
+    """FEN (board part, or a whole FEN) -> 90 characters in point-index order; one clear error."""
+    rows = fen.strip().split()[0].split("/") if fen.strip() else []
+    if len(rows) != 10:
+        raise ValueError(f"--fen {fen!r}: a board needs 10 ranks separated by '/', got {len(rows)}")
+    out = [""] * 90
+    for k, row in enumerate(rows):
+        cells: list[str] = []
+        for ch in row:
+            if ch.isdigit():
+                cells += ["."] * int(ch)
+            elif ch in "KABNRCPkabnrcpHEhe":
+                cells.append({"H": "N", "E": "B", "h": "n", "e": "b"}.get(ch, ch))
+            else:
+                raise ValueError(f"--fen {fen!r}: rank {9 - k}: {ch!r} is not a piece letter or digit")
+        if len(cells) != 9:
+            raise ValueError(f"--fen {fen!r}: rank {9 - k} has {len(cells)} points, not 9")
+        for f, ch in enumerate(cells):
+            out[(9 - k) * 9 + f] = ch
+    return "".join(out)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `calibrate` (with `calibrate camera`)."""
-    cal = subparsers.add_parser("calibrate", help="one-time set-up per camera (optional)",
+    cal = subparsers.add_parser("calibrate", help="one-time set-up: camera intrinsics, piece sets (optional)",
                                 description="One-time set-up files that vision reads at start. None is required.")
     sub = cal.add_subparsers(dest="what", metavar="WHAT")
     cam = sub.add_parser("camera", help="camera intrinsics from photos of a printed checkerboard",
@@ -48,6 +99,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cam.add_argument("--square", type=float, default=1.0, help="square size (any unit; default 1)")
     cam.add_argument("--out", required=True, help="where to write the calibration JSON")
     cam.set_defaults(func=_camera)
+    pcs = sub.add_parser("pieces", help="teach xqtrack a piece set from one photo of a known position",
+                         description="Learn how a piece set looks (its discs, inks, characters, under this light) "
+                                     "from one photo of a known position (default: the start position); which end "
+                                     "is red's is found from the photo. Saves the set as NAME in the xqtrack home "
+                                     "folder ($XQTRACK_HOME or ~/.xqtrack, sets/NAME.json); use it with "
+                                     "`xqtrack read IMAGE --set NAME` and `xqtrack record ... --set NAME`.")
+    pcs.add_argument("photo", help="photo of the board with the position on it")
+    pcs.add_argument("--name", required=True, help="name to save the set under (e.g. 'club wooden')")
+    pcs.add_argument("--fen", default=START_FEN, help="the position in the photo (default: the start position)")
+    pcs.add_argument("--model", default=None, help="piece classifier .onnx (default: the shipped model)")
+    pcs.set_defaults(func=_pieces)
 
     def _need_what(args: argparse.Namespace) -> int:
         cal.print_help()

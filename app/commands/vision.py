@@ -12,7 +12,7 @@ def _read(args: argparse.Namespace) -> int:
     import numpy as np
 
     from vision.locate import BoardNotFoundError
-    from vision.reader import read_image
+    from vision.reader import read_photo
     from vision.observation import board_fen
 
     path = args.image
@@ -25,10 +25,18 @@ def _read(args: argparse.Namespace) -> int:
     if args.camera:
         from calibration.camera import CameraIntrinsics
         camera = CameraIntrinsics.load(args.camera)
+    profile = None
+    if args.set:
+        from calibration.piece_profile import load_named_profile
+        profile = load_named_profile(args.set)
     try:
-        obs = read_image(image, model_path=args.model, camera=camera)
+        reading = read_photo(image, model_path=args.model, profile=profile, camera=camera,
+                             game_position=not args.any_placement)
     except BoardNotFoundError as exc:
         raise BoardNotFoundError(f"{path}: {exc}") from None
+    except ValueError as exc:  # a profile fitted for another model
+        raise ValueError(f"--set {args.set!r}: {exc}") from None
+    obs = reading.observation
     board = obs.board_string()
     fen = board_fen(board)
     if args.json:
@@ -40,6 +48,9 @@ def _read(args: argparse.Namespace) -> int:
             "confidence": [round(float(c), 4) for c in conf],
             "board": board,
             "board_confidence": round(float(obs.pose.confidence), 4),
+            "unsure": [] if reading.joint is None else
+                      [f"{'abcdefghi'[i % 9]}{i // 9}" for i in np.flatnonzero(reading.joint.unsure)],
+            "set": args.set,
         }
         json.dump(out, sys.stdout)
         sys.stdout.write("\n")
@@ -54,11 +65,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "read", help="read the position on a board in one photo",
         description="Find the board in IMAGE (no markers needed) and print the position as a FEN board part "
                     "(rank 9 first, red upper case). With --json: fen, corners (image points of a9, i9, i0, a0), "
-                    "red_side and per-point confidence (point-index order, a0 first).")
+                    "red_side, per-point confidence (point-index order, a0 first) and the points read unsure. "
+                    "The board is read as a whole: never more pieces of a kind than a set holds, and generals, "
+                    "advisors, elephants and soldiers only where a game can put them (--any-placement lifts that).")
     p.add_argument("image", help="photo file (anything OpenCV reads: jpg, png, ...)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the FEN")
     p.add_argument("--model", default=None, help="piece classifier .onnx (default: the shipped model)")
     p.add_argument("--camera", default=None,
                    help="camera calibration JSON (`xqtrack calibrate camera`): undistort first; "
                         "corners then refer to the undistorted image")
+    p.add_argument("--set", default=None, metavar="NAME",
+                   help="read with the piece set taught by `xqtrack calibrate pieces PHOTO --name NAME`")
+    p.add_argument("--any-placement", action="store_true",
+                   help="the photo need not show a game position (pieces may stand anywhere; set counts still hold)")
     p.set_defaults(func=_read)

@@ -63,7 +63,7 @@ def known_position_split(labels: np.ndarray, groups: np.ndarray) -> tuple[np.nda
     return fit, rest
 
 
-def test_adaptation_keeps_or_improves_accuracy_on_shifted_colours(clf: PieceClassifier, data) -> None:
+def test_adaptation_from_other_photos_of_a_familiar_set_keeps_accuracy_on_shifted_colours(clf: PieceClassifier, data) -> None:
     crops, labels, groups = data
     shifted = lamp(crops)
     fit, rest = known_position_split(labels, groups)
@@ -128,6 +128,7 @@ def _good_dict() -> dict:
     (lambda d: d.update(n_crops=-1), "n_crops"),
     (lambda d: d.update(classes="KA"), "classes"),
     (lambda d: d.update(strength="strong"), "strength"),
+    (lambda d: d.update(model_weight=-1.0), "model_weight"),
 ])
 def test_bad_profile_file_names_file_and_field(tmp_path: Path, mutate, field) -> None:
     d = _good_dict()
@@ -163,6 +164,62 @@ def test_unreadable_files(tmp_path: Path) -> None:
 def test_default_profile_path(monkeypatch, tmp_path: Path) -> None:
     from calibration.piece_profile import default_profile_path
     monkeypatch.setenv("XQTRACK_HOME", str(tmp_path))
-    assert default_profile_path("Club set (lamp)") == tmp_path / "piece_sets" / "club-set-lamp.json"
+    assert default_profile_path("Club set (lamp)") == tmp_path / "sets" / "club-set-lamp.json"
     with pytest.raises(ValueError, match="no letters"):
         default_profile_path("  ?? ")
+
+
+def test_a_version_1_profile_still_reads_as_a_last_layer_correction(tmp_path: Path) -> None:
+    d = _good_dict()
+    d["version"] = 1
+    d.pop("model_weight")
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(d))
+    p = PieceSetProfile.load(path)
+    assert p.model_weight == 1.0
+    logits, emb = np.ones((2, 15), np.float32), np.ones((2, 4), np.float32)
+    assert np.array_equal(p.apply(logits, emb), logits)
+
+
+def test_a_named_set_that_was_never_taught_is_one_clear_error(monkeypatch, tmp_path: Path) -> None:
+    from calibration.piece_profile import load_named_profile
+    monkeypatch.setenv("XQTRACK_HOME", str(tmp_path))
+    with pytest.raises(PieceProfileError, match=r"no piece set named 'club'.*calibrate pieces"):
+        load_named_profile("club")
+
+
+# --- real photos of sets the model never met (tests/data/real_boards, labelled by eye) ---------
+def _real(name: str):
+    from training.board_eval import load_real_boards
+    return next(b for b in load_real_boards() if b.image.name == name)
+
+
+@pytest.mark.parametrize("teach, read", [("street_11.jpg", "street_12.jpg"), ("street_16.jpg", "street_13.jpg")])
+def test_a_set_taught_from_one_photo_reads_another_photo_of_it_better(teach: str, read: str) -> None:
+    import cv2
+
+    from calibration.piece_profile import profile_from_photo
+    from training.board_eval import score_board
+    from vision.reader import read_photo
+    t, r = _real(teach), _real(read)
+    cal = profile_from_photo(cv2.imread(str(t.image)), t.truth.replace("?", "."), name=t.set_name)
+    assert not cal.turned and cal.profile_accuracy > cal.plain_accuracy
+    img = cv2.imread(str(r.image))
+    plain = score_board(read_photo(img, joint=False).observation.board_string(), r.truth)
+    tuned = score_board(read_photo(img, profile=cal.profile).observation.board_string(), r.truth)
+    assert tuned.right / tuned.counted >= 0.97
+    assert tuned.right >= plain.right + 2, (plain, tuned)
+
+
+def test_the_photos_orientation_is_found_from_the_stated_position_not_assumed() -> None:
+    import cv2
+
+    from calibration.piece_profile import profile_from_photo
+    t = _real("street_11.jpg")
+    img = cv2.rotate(cv2.imread(str(t.image)), cv2.ROTATE_180)
+    cal = profile_from_photo(img, t.truth.replace("?", "."), name="turned")
+    assert cal.profile_accuracy >= 0.95
+    # red's back rank (rank 0) lies at the top of the turned photo
+    a0 = cal.homography @ np.array([0.0, 0.0, 1.0])
+    a9 = cal.homography @ np.array([0.0, 9.0, 1.0])
+    assert a0[1] / a0[2] < a9[1] / a9[2]
