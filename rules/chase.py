@@ -558,7 +558,8 @@ def classify_move(before, move: Move, *, mate_depth: int = MATE_THREAT_DEPTH,
     if not rules.pinned_piece_chases:
         pinned = _pinned_threats(after, mover)
         if pinned:
-            why += f" ({pinned} attacks with a pinned piece, which does not chase under {rules.name})"
+            why += (f" ({'; '.join(p.describe() for p in pinned)}, but the attacker is pinned against its own "
+                    f"general and does not chase under {rules.name})")
     return MoveClass(IDLE, note=note, reason=f"闲 idle: {why}" + (f"; {note}" if note else ""))
 
 
@@ -566,9 +567,10 @@ def _side_word(colour: str) -> str:
     return "red" if colour == RED else "black"
 
 
-def _pinned_threats(after, mover: str) -> int:
-    """How many winnable pairs exist only because pinned pieces are allowed to chase (for reasons)."""
-    return len(set(winnable_pairs(after, mover)) - set(winnable_pairs(after, mover, pinned_piece_chases=False)))
+def _pinned_threats(after, mover: str) -> list[ChasePair]:
+    """The winnable pairs that exist only if pinned pieces may chase (named in an idle move's reason)."""
+    free = winnable_pairs(after, mover, pinned_piece_chases=False)
+    return [p for key, p in sorted(winnable_pairs(after, mover).items()) if key not in free]
 
 
 def _new_chases(before, after, move: Move, mover: str, enemy: str, rules: Ruleset = CN) -> list[ChasePair]:
