@@ -462,8 +462,8 @@ class HelloReply:
         n = struct.calcsize("<BBIIIIB")
         if len(payload) < n:
             raise ValueError(f"HELLO_REPLY payload is {len(payload)} bytes, at least {n} expected")
-        fields = struct.unpack_from("<BBIIIIB", payload, 0)
-        return cls(*fields, firmware=payload[n:].decode("ascii", "replace"))
+        version, min_version, boot_id, clock_ms, last_event, oldest_event, capacity = struct.unpack_from("<BBIIIIB", payload, 0)
+        return cls(version, min_version, boot_id, clock_ms, last_event, oldest_event, capacity, payload[n:].decode("ascii", "replace"))
 
 
 def pack_hello(min_version: int, max_version: int, session: int) -> bytes:

@@ -9,7 +9,8 @@ to identical output bytes by the device vectors in tests/clock/vectors.json.
 Duties (docs/clock-protocol.md):
 - number every event from 1, keep unacknowledged ones in a ring of `capacity`, resend the
   oldest RETX_BURST of them every RETX_MS until acknowledged, replay "everything after N"
-  (or, selectively, the ones a bit mask names) on request;
+  (or, selectively, the ones a bit mask names, with a SNAPSHOT when it names events already
+  overwritten, so the host learns of the loss at once) on request;
 - a SNAPSHOT every SNAPSHOT_MS;
 - answer HELLO (version handshake), SYNC (time exchange) and commands; state-changing
   commands are de-duplicated by sequence number, so a retry never applies twice.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections import deque
+from typing import Callable
 
 from . import codec
 from .codec import AckStatus, ClockState, EventRecord, Frame, FrameReader, MsgType, TimeControl
@@ -59,6 +61,7 @@ class ClockDevice:
         self.last_seq = 0
         self.acked = 0
         self.events_overwritten = 0
+        self.ring_peak = 0  # most events held at once: how close the ring came to overflowing
         self.session = 0
         self.max_cmd = 0
         self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
@@ -70,7 +73,7 @@ class ClockDevice:
         self.beeps: list[tuple[int, int]] = []
         self.bad_frames = 0
         #: every event as it was made, for emulator logs and tests (not held on the MCU)
-        self.history_hook = None
+        self.history_hook: Callable[[int, EventRecord], None] | None = None
 
     # ------------------------------------------------------------------ output helpers
     def _send(self, mtype: int, seq: int, payload: bytes = b"") -> None:
@@ -88,6 +91,7 @@ class ClockDevice:
             if len(self.ring) > self.capacity:
                 self.ring.popleft()
                 self.events_overwritten += 1
+            self.ring_peak = max(self.ring_peak, len(self.ring))
             if self.history_hook is not None:
                 self.history_hook(self.last_seq, ev)
             self._send(MsgType.EVENT, self.last_seq, ev.pack())
@@ -119,16 +123,28 @@ class ClockDevice:
                 sent += 1
         self.retx_at = (now_ms + RETX_MS) & U32 if self.ring else None
 
-    def _resend_selected(self, after: int, mask: int) -> None:
-        """Selective repeat: event after+1+i for every bit i of mask, if still held."""
+    def _resend_selected(self, after: int, mask: int, now_ms: int) -> None:
+        """Selective repeat: event after+1+i for every bit i of mask, if still held.
+
+        A request naming an event the ring no longer holds (overwritten while the host waited)
+        is answered with a SNAPSHOT as well: its `oldest` tells the host at once how many were
+        lost, instead of after the next periodic snapshot got through a noisy line.
+        """
+        first = self.oldest_held()
+        if mask:
+            lowest = (mask & -mask).bit_length() - 1
+            if _due((first - 1) & U32, (after + 1 + lowest) & U32):  # the oldest named < first
+                self._send_snapshot(now_ms)
         if not self.ring:
             return
-        first = self.ring[0][0]
         for i in range(32):
             if mask >> i & 1:
                 seq = (after + 1 + i) & U32
                 if first <= seq <= self.last_seq:
                     self._send(MsgType.EVENT, seq, self.ring[seq - first][1].pack())
+
+    def _send_snapshot(self, now_ms: int) -> None:
+        self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
 
     def oldest_held(self) -> int:
         return self.ring[0][0] if self.ring else self.last_seq + 1
@@ -148,7 +164,7 @@ class ClockDevice:
         if self.retx_at is not None and _due(now_ms, self.retx_at):
             self._resend(self.acked, now_ms, RETX_BURST)
         if _due(now_ms, self.next_snapshot):
-            self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
+            self._send_snapshot(now_ms)
             self.next_snapshot = (self.next_snapshot + SNAPSHOT_MS) & U32
             if _due(now_ms, self.next_snapshot):
                 self.next_snapshot = (now_ms + SNAPSHOT_MS) & U32
@@ -191,7 +207,7 @@ class ClockDevice:
                 after = struct.unpack_from("<I", frame.payload)[0]
                 self._ack_upto(after, now_ms)
                 if len(frame.payload) == 8:
-                    self._resend_selected(after, struct.unpack_from("<I", frame.payload, 4)[0])
+                    self._resend_selected(after, struct.unpack_from("<I", frame.payload, 4)[0], now_ms)
                 else:
                     self._resend(after, now_ms)
             else:

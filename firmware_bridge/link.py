@@ -23,12 +23,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, TypeVar
 
 import serial
 
 from . import codec
 from .codec import AckStatus, EventKind, Frame, FrameReader, MsgType, TimeControl
+from .pacing import HelloPacer, LinkPacing, RepairPlanner
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ KIND_NAMES = {int(k): k.name.lower() for k in EventKind}
 SIDE_NAMES = {0: "red", 1: "black"}
 STATE_NAMES = {0: "ready", 1: "running", 2: "paused"}
 STATUS_NAMES = {int(s): s.name.lower() for s in AckStatus} | {6: "stale"}
+_Item = TypeVar("_Item")
 RECENT_WINDOW = 16  # commands the clock remembers (RECENT_CMDS in device.py, XQ_RECENT_CMDS in C)
 
 
@@ -207,6 +209,7 @@ class ClockLink:
         command_timeout: float = 3.0,
         wait_for_port: bool = False,
         autostart: bool = True,
+        pacing: LinkPacing | None = None,
     ) -> None:
         self.port = port
         self.baudrate = baudrate
@@ -236,7 +239,11 @@ class ClockLink:
         self._delivered: int | None = resume_after
         self._resume_boot_id = resume_boot_id
         self._pending: dict[int, tuple[codec.EventRecord, float]] = {}
-        self._last_replay: tuple[int, float] = (-1, 0.0)
+        # repair requests and handshakes are paced by the line's rate (pacing.py)
+        self.pacing = pacing or LinkPacing(baudrate=baudrate)
+        self._repair = RepairPlanner(self.pacing)
+        self._newest_known = 0  # highest event number the clock is known to have made
+        self._last_byte_at = time.monotonic()
         self._clock_last = 0
         self._clock_base = 0
         self._sync_sent: dict[int, float] = {}
@@ -508,10 +515,10 @@ class ClockLink:
     def _serve(self) -> None:
         reader = FrameReader()
         seen = dict(reader.errors)
-        hello_seq = 0
-        hello_at = 0.0
+        hellos: dict[int, float] = {}  # HELLOs in flight: seq -> host time sent
+        hello_pacer = HelloPacer(self.pacing)
         handshaken = False
-        last_rx = time.monotonic()
+        last_rx = self._last_byte_at = time.monotonic()
         next_sync = 0.0
         fast_syncs = 4
         while not self._closed.is_set():
@@ -519,9 +526,12 @@ class ClockLink:
             if ser is None:
                 return
             now = time.monotonic()
-            if not handshaken and now - hello_at > 0.25:
+            if not handshaken and hello_pacer.due(now, now - self._last_byte_at):
+                # a late answer to an earlier HELLO is as good as one to this one
                 hello_seq = next(self._aux_seq)
-                hello_at = now
+                hellos[hello_seq] = now
+                for old in sorted(hellos)[:-16]:
+                    del hellos[old]
                 self._send(MsgType.HELLO, hello_seq, codec.pack_hello(codec.MIN_PROTOCOL_VERSION, codec.PROTOCOL_VERSION, self._session))
             if handshaken and now >= next_sync:
                 seq = next(self._aux_seq)
@@ -536,6 +546,7 @@ class ClockLink:
             data = ser.read(max(1, ser.in_waiting))
             t_rx = time.monotonic()
             if data:
+                self._last_byte_at = t_rx
                 self._count("bytes_rx", len(data))
                 frames = reader.feed(data)
                 for name, n in reader.errors.items():
@@ -550,11 +561,11 @@ class ClockLink:
                         self._count("version_errors")
                         continue
                     try:
-                        if fr.type == MsgType.HELLO_REPLY and fr.seq == hello_seq and not handshaken:
-                            self._on_hello(codec.HelloReply.unpack(fr.payload), hello_at, t_rx)
+                        if fr.type == MsgType.HELLO_REPLY and fr.seq in hellos and not handshaken:
+                            self._on_hello(codec.HelloReply.unpack(fr.payload), hellos[fr.seq], t_rx)
                             handshaken = True
                             next_sync = t_rx
-                        elif fr.type == MsgType.ACK and fr.seq == hello_seq and not handshaken:
+                        elif fr.type == MsgType.ACK and fr.seq in hellos and not handshaken:
                             status, _ = codec.unpack_ack(fr.payload)
                             raise ClockLinkError(f"clock refused the handshake: {STATUS_NAMES.get(status, status)}")
                         elif not handshaken:
@@ -577,6 +588,8 @@ class ClockLink:
                         log.debug("bad payload: %s", exc)
                 if ack_needed and self._delivered is not None:
                     self._send(MsgType.ACK_EVENTS, 0, codec.pack_u32(self._delivered))
+            if handshaken:
+                self._repair_tick(time.monotonic())
             if time.monotonic() - last_rx > self.silence_timeout:
                 raise _Silence(f"no frame from the clock for {self.silence_timeout:.1f} s")
 
@@ -598,8 +611,13 @@ class ClockLink:
             if self._delivered is None:
                 self._delivered = r.oldest_event - 1
             self._offset.add(t1, t4, self._unwrap(r.clock_ms))
+            self._newest_known = r.last_event
             self._check_lost(r.oldest_event)
-            self._request_replay(t4, force=True)
+            # everything after the last delivered event, at once; holes in it are repaired
+            # once it has had time to arrive
+            self._count("replays_requested")
+            self._send(MsgType.REPLAY, 0, codec.pack_u32(self._delivered))
+            self._repair.hold_off(t4, self.pacing.full_replay_s(max(0, r.last_event - self._delivered)))
         self._set_state("connected", f"clock {r.firmware!r} protocol {r.version}, last event {r.last_event}")
 
     def _on_sync(self, seq: int, clock_ms: int, t4: float) -> None:
@@ -618,31 +636,21 @@ class ClockLink:
             self._delivered = oldest - 1
             self._drain_pending()
 
-    def _request_replay(self, now: float, force: bool = False, newest: int = 0) -> None:
-        """Ask the clock again for what we miss after the last delivered event.
+    def _repair_tick(self, now: float) -> None:
+        """Ask again, selectively, for the events missing after the last delivered one.
 
-        After a handshake (force): everything after it. On a gap: selectively, the missing
-        events among the next 32 (a bit mask), so one round trip repairs every hole there
-        and events already buffered are not sent again. At most one request per 20 ms
-        unless delivery moved on, so a burst of out-of-order frames is not a burst of requests.
+        RepairPlanner (pacing.py) decides when: a new hole at once, an open one again as soon
+        as the previous answer could have arrived, backing off only while the line is quiet.
+        The masked REPLAY also acknowledges everything delivered.
         """
-        after = self._delivered or 0
-        last_after, last_t = self._last_replay
-        if not (force or after != last_after or now - last_t > 0.02):
-            return
-        payload = codec.pack_u32(after)
-        if not force:
-            newest = max(newest, max(self._pending) if self._pending else 0)
-            mask = 0
-            for i in range(min(32, newest - after)):
-                if after + 1 + i not in self._pending:
-                    mask |= 1 << i
-            if not mask:
+        with self._lock:
+            if self._delivered is None:
                 return
-            payload += codec.pack_u32(mask)
-        self._last_replay = (after, now)
-        self._count("replays_requested")
-        self._send(MsgType.REPLAY, 0, payload)
+            newest = max(self._newest_known, max(self._pending) if self._pending else 0)
+            req = self._repair.plan(now, self._delivered, self._pending, newest, now - self._last_byte_at)
+        if req is not None:
+            self._count("replays_requested")
+            self._send(MsgType.REPLAY, 0, codec.pack_u32(req.after) + codec.pack_u32(req.mask))
 
     def _on_event(self, seq: int, ev: codec.EventRecord, t_rx: float) -> bool:
         with self._lock:
@@ -651,9 +659,9 @@ class ClockLink:
                 self._count("duplicates")
                 return True
             self._pending[seq] = (ev, t_rx)
+            self._newest_known = max(self._newest_known, seq)
             if seq != self._delivered + 1:
-                self._count("gaps")
-                self._request_replay(t_rx, newest=seq)
+                self._count("gaps")  # asked for by the next _repair_tick
                 if len(self._pending) > 4096:  # never hold more than this; oldest gap is lost
                     self._check_lost(min(self._pending))
                 return False
@@ -691,8 +699,7 @@ class ClockLink:
         with self._lock:
             assert self._delivered is not None
             self._check_lost(snap.oldest)
-            if last_event > self._delivered:
-                self._request_replay(t_rx, newest=last_event)
+            self._newest_known = max(self._newest_known, last_event)
             clock_ms = self._unwrap(snap.clock_ms)
             host_time, _ = self._host_time(clock_ms)
             s = ClockSnapshot(
@@ -714,19 +721,22 @@ class ClockLink:
             item = self._dispatch_q.get()
             if item is None:
                 return
-            with self._lock:
-                if isinstance(item, ClockEvent):
-                    subs = list(self._event_subs)
-                elif isinstance(item, ClockSnapshot):
-                    subs = list(self._snapshot_subs)
-                else:
-                    subs = list(self._link_subs)
-            for cb in subs:
-                try:
-                    cb(item)
-                except Exception:  # a subscriber's bug must not stop the link
-                    self._count("callback_errors")
-                    log.exception("clock subscriber failed on %r", item)
+            if isinstance(item, ClockEvent):
+                self._call_each(self._event_subs, item)
+            elif isinstance(item, ClockSnapshot):
+                self._call_each(self._snapshot_subs, item)
+            else:
+                self._call_each(self._link_subs, item)
+
+    def _call_each(self, subscribers: list[Callable[[_Item], None]], item: _Item) -> None:
+        with self._lock:
+            subs = list(subscribers)
+        for cb in subs:
+            try:
+                cb(item)
+            except Exception:  # a subscriber's bug must not stop the link
+                self._count("callback_errors")
+                log.exception("clock subscriber failed on %r", item)
 
 
 class _Silence(Exception):

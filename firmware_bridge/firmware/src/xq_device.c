@@ -53,6 +53,8 @@ static void on_event(void *ctx, const xq_event *ev)
     }
     d->ring[(d->ring_start + d->ring_len) % d->capacity] = *ev;
     d->ring_len++;
+    if (d->ring_len > d->ring_peak)
+        d->ring_peak = d->ring_len;
     send_event(d, d->last_seq, ev);
     if (!d->retx_armed) {
         d->retx_armed = 1;
@@ -99,22 +101,6 @@ static void resend(xq_device *d, uint32_t after, uint16_t limit)
     d->retx_at = d->now + XQ_RETX_MS;
 }
 
-/* Selective repeat: event after+1+i for every bit i of mask, if still held. */
-static void resend_selected(xq_device *d, uint32_t after, uint32_t mask)
-{
-    uint8_t i;
-    uint32_t first = xq_device_oldest_held(d);
-    if (!d->ring_len)
-        return;
-    for (i = 0; i < 32; i++) {
-        if (mask >> i & 1u) {
-            uint32_t seq = after + 1u + i;
-            if (seq - first <= d->last_seq - first)
-                send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
-        }
-    }
-}
-
 static void send_snapshot(xq_device *d)
 {
     uint8_t p[XQ_SNAPSHOT_LEN];
@@ -135,6 +121,31 @@ static void send_snapshot(xq_device *d)
         q[10] = (uint8_t)((s->in_byo ? 1 : 0) | (s->flagged ? 2 : 0));
     }
     send(d, XQ_SNAPSHOT, d->last_seq, p, XQ_SNAPSHOT_LEN);
+}
+
+/* Selective repeat: event after+1+i for every bit i of mask, if still held. A request that
+ * names an event the ring no longer holds (overwritten while the host waited) also gets a
+ * SNAPSHOT, whose `oldest` tells the host at once how many were lost. */
+static void resend_selected(xq_device *d, uint32_t after, uint32_t mask)
+{
+    uint8_t i;
+    uint32_t first = xq_device_oldest_held(d);
+    for (i = 0; i < 32; i++) {
+        if (mask >> i & 1u) {
+            if (due(first - 1u, after + 1u + i)) /* the oldest named event < first: gone */
+                send_snapshot(d);
+            break;
+        }
+    }
+    if (!d->ring_len)
+        return;
+    for (i = 0; i < 32; i++) {
+        if (mask >> i & 1u) {
+            uint32_t seq = after + 1u + i;
+            if (seq - first <= d->last_seq - first)
+                send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
+        }
+    }
 }
 
 void xq_device_init(xq_device *d, uint32_t now_ms, uint32_t boot_id, uint16_t capacity,

@@ -2,7 +2,8 @@
  *
  * Numbers every event from 1, keeps unacknowledged events in a ring, resends the oldest
  * XQ_RETX_BURST every XQ_RETX_MS until acknowledged, replays "everything after N" (or,
- * selectively, the events a bit mask names) on request, sends a SNAPSHOT
+ * selectively, the events a bit mask names; a SNAPSHOT too when the mask names events
+ * already overwritten, so the host learns of the loss at once) on request, sends a SNAPSHOT
  * every XQ_SNAPSHOT_MS, answers HELLO/SYNC and executes commands at most once per sequence
  * number. Bytes to send go out through the tx callback (a UART on the board, a buffer in
  * the host tests).
@@ -41,6 +42,7 @@ typedef struct {
     uint32_t last_seq;
     uint32_t acked;
     uint32_t events_overwritten;
+    uint16_t ring_peak; /* most events held at once: how close the ring came to overflowing */
     uint32_t session;
     uint32_t max_cmd;
     xq_recent recent[XQ_RECENT_CMDS];

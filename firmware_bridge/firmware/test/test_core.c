@@ -278,6 +278,47 @@ static void test_device_retention(void)
     CHECK(count_type(XQ_EVENT) == 0 && count_type(XQ_SNAPSHOT) == 1);
 }
 
+static const xq_frame *find_frame(uint8_t type, xq_frame *f)
+{
+    xq_reader r;
+    uint16_t i;
+    xq_reader_init(&r);
+    for (i = 0; i < txn; i++)
+        if (xq_reader_push(&r, txb[i], f) && f->type == type)
+            return f;
+    return NULL;
+}
+
+static void test_replay_of_overwritten_events_reports_the_loss(void)
+{
+    static xq_device d;
+    uint8_t wire[XQ_MAX_ENCODED + 1];
+    xq_frame f, got;
+    uint16_t n, i;
+    xq_device_init(&d, 0, 7, 4, NULL, NULL, txcap, NULL);
+    for (i = 0; i < 7; i++) /* events 1..7 in a ring of 4: 1, 2 and 3 overwritten */
+        xq_device_press(&d, (uint8_t)(i % 2), (uint32_t)(100 + 100 * i));
+    CHECK(d.ring_peak == 4 && d.events_overwritten == 3 && xq_device_oldest_held(&d) == 4);
+    memset(&f, 0, sizeof f);
+    f.version = 1;
+    f.type = XQ_REPLAY;
+    f.len = 8;
+    xq_put_u32(f.payload, 0);
+    xq_put_u32(f.payload + 4, 0xFu); /* the host still waits for 1..4 */
+    n = xq_frame_encode(&f, wire);
+    txn = 0;
+    xq_device_receive(&d, wire, n, 900);
+    CHECK(count_type(XQ_SNAPSHOT) == 1 && count_type(XQ_EVENT) == 1);
+    CHECK(find_frame(XQ_SNAPSHOT, &got) != NULL && xq_get_u32(got.payload + 10) == 4); /* oldest */
+    CHECK(find_frame(XQ_EVENT, &got) != NULL && got.seq == 4);
+    xq_put_u32(f.payload, 4);
+    xq_put_u32(f.payload + 4, 0x2u); /* event 6, still held: no snapshot */
+    n = xq_frame_encode(&f, wire);
+    txn = 0;
+    xq_device_receive(&d, wire, n, 910);
+    CHECK(count_type(XQ_SNAPSHOT) == 0 && count_type(XQ_EVENT) == 1);
+}
+
 int main(void)
 {
     test_crc_cobs();
@@ -291,6 +332,7 @@ int main(void)
     test_arbiter();
     test_wrap();
     test_device_retention();
+    test_replay_of_overwritten_events_reports_the_loss();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }
