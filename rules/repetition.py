@@ -5,20 +5,23 @@ confirmed on the board placement, so a hash collision can never produce a ruling
 is the run of moves between two occurrences of the same position; the moves of each side in
 it are classified by `rules.chase` as check 将, mate threat 杀, chase 捉 or idle 闲.
 
-Readings implemented (Chinese competition rules as taught in the background lesson 004, which
-the issue names; AXF/Pikafish agree on every case marked *):
+Two rulesets (`rules.rulesets`; `docs/repetition-rulesets.md` gives the rule texts):
 
-* A side is **forbidden** (禁止着法) when *every* one of its moves in the cycle is check, mate
-  threat or chase: 长将 (all checks)*, 长杀, 长捉*, and the mixed 一将一捉, 一将一杀, 一捉一杀.
-  One idle move among them makes the side's play allowed (一将一闲, 一捉一闲, 一杀一闲 are
-  allowed; figure 16-4, 16-5, 16-7 of the lesson). Chases count whichever piece is chased
-  ("追捉一子或数子"); Pikafish requires the same piece throughout — the Chinese reading is used.
-* 棋例总纲: unilateral perpetual check is never allowed*; one side forbidden and the other
-  allowed — the forbidden side must vary*; both allowed — draw*; both forbidden — draw
-  (figure 16-8), except that a side giving perpetual check against a side whose forbidden play
-  is not all checks must vary (perpetual check is the gravest form; AXF: the checking side
-  loses*). Mutual perpetual check is a draw*.
-* **Counting** (the lesson, figure 16-2: the capture that starts the loop is not counted and
+* `cn` (default; Chinese competition rules as taught in the background lesson 004): a side is
+  **forbidden** (禁止着法) when *every* one of its moves in the cycle is check, mate threat or
+  chase: 长将, 长杀, 长捉, and the mixed 一将一捉, 一将一杀, 一捉一杀. One idle move among them
+  makes the side's play allowed (一将一闲, 一捉一闲, 一杀一闲; figures 16-4, 16-5, 16-7). Chases
+  count whichever piece is chased ("追捉一子或数子").
+* `axf` (Asian Xiangqi Federation): only perpetual check, and a perpetual chase in which every
+  move threatens one and the same piece (followed as it moves; a check or mate threat that also
+  threatens it counts), are forbidden. Perpetual mate threat (rule 9), one check one chase
+  (rule 12) and chases of different pieces in turn (rule 32) are allowed.
+* Both rulesets (棋例总纲; AXF rules 5-8): unilateral perpetual check is never allowed; one side
+  forbidden and the other allowed — the forbidden side must vary; both allowed — draw; both
+  forbidden — draw (figure 16-8), except that a side giving perpetual check against a side
+  whose forbidden play is not all checks must vary. Mutual perpetual check is a draw. The
+  ruling's `rule` names the article that decided it.
+* **Counting**, both rulesets (the lesson, figure 16-2: the capture that starts the loop is not counted and
   the checker may still vary before its sixth check): a forbidden cycle repeated
   `LOSS_CYCLES` = 3 times loses; after 1 or 2 cycles the ruling is `<side>_must_vary`. Only the
   trailing cycles that earn the same ruling count, so a side that varied starts afresh.

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import BLACK, RED, Move, Position
@@ -236,3 +237,36 @@ def test_adjudicate_refuses_an_unknown_ruleset(tmp_path):
     assert done.returncode != 0 and done.stdout == b""
     err = done.stderr.decode("utf-8", "replace")
     assert "--rules" in err and "axf" in err and "Traceback" not in err
+
+
+def test_record_takes_the_ruleset_and_hands_it_to_the_tracker():
+    from app.cli import build_parser
+    from board.tracker import TrackerConfig
+
+    parser = build_parser(("app.commands.record", "app.commands.rules"))
+    assert parser.parse_args(["record", "clip.mp4", "--out", "d", "--rules", "axf"]).rules == "axf"
+    assert parser.parse_args(["record", "clip.mp4", "--out", "d"]).rules == "cn"
+    assert parser.parse_args(["adjudicate", "g.pgn", "--rules", "axf"]).rules == "axf"
+    assert TrackerConfig().repetition_rules == "cn"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(6, 60))
+def test_axf_classification_is_colour_symmetric_and_leaves_the_position_alone(seed, plies):
+    rng = random.Random(seed)
+    pos = Position()
+    for _ in range(plies):
+        legal = pos.legal_moves()
+        if not legal:
+            return
+        pos.push(rng.choice(legal))
+    legal = pos.legal_moves()
+    if not legal:
+        return
+    move = rng.choice(legal)
+    fen = pos.fen()
+    here = classify_move(pos, move, ruleset=AXF)
+    assert pos.fen() == fen
+    there = classify_move(Position.from_fen(_flip_fen(fen)), Move.from_iccs(_flip_move(move.iccs())), ruleset=AXF)
+    assert here.kind == there.kind and len(here.chases) == len(there.chases)
+    assert here.reason.startswith(KIND_CHINESE[here.kind])
