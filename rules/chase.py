@@ -296,11 +296,12 @@ def exchange_gain(pos, capture: Move, values: ExchangeValues = EXCHANGE_VALUES) 
 
     `pos` may have either side to move; it is left unchanged.
     """
-    mover_pos = pos if pos.turn == colour_of(pos.piece_at(capture.from_sq) or "K") else with_turn(
-        pos, colour_of(pos.piece_at(capture.from_sq) or "K"))
-    victim = mover_pos.piece_at(capture.to_sq)
-    if victim is None:
+    attacker = pos.piece_at(capture.from_sq)
+    victim = pos.piece_at(capture.to_sq)
+    if attacker is None or victim is None:
         return 0
+    mover = colour_of(attacker)
+    mover_pos = pos if pos.turn == mover else with_turn(pos, mover)
     gained = values.of(victim, capture.to_sq)
     mover_pos.push_unchecked(capture)
     try:
