@@ -161,16 +161,18 @@ def _name(index: int) -> str:
 
 def board_svg(fen: str = START_FEN, last_move: str | None = None, *, flipped: bool = False,
               marks: tuple[str, ...] = (), style: BoardStyle = DEFAULT_STYLE, grid_ref: str | None = None,
-              title: str | None = None, css_class: str = "xq-board") -> str:
+              title: str | None = None, css_class: str = "xq-board", standalone: bool = True) -> str:
     """A complete <svg> of the position `fen`, with `last_move` (ICCS) as an arrow.
 
     `marks` are point names (ICCS, e.g. "c4") ringed in the incident colour. `grid_ref`, when
     given, is the id of a <symbol> holding `grid_svg` elsewhere on the page (the review draws
     the empty board once and every ply's diagram uses it, keeping the page small).
+    `standalone=False` leaves out the XML namespace (not needed inside an HTML page).
     """
     pieces = parse_board(fen)
     w, h = board_size(style)
-    out = [f"<svg xmlns='http://www.w3.org/2000/svg' class='{html.escape(css_class, quote=True)}' "
+    xmlns = " xmlns='http://www.w3.org/2000/svg'" if standalone else ""
+    out = [f"<svg{xmlns} class='{html.escape(css_class, quote=True)}' "
            f"viewBox='0 0 {w:g} {h:g}' data-fen='{html.escape(fen, quote=True)}'"
            f" data-flipped='{1 if flipped else 0}' role='img'>"]
     if title:
@@ -198,7 +200,8 @@ def board_svg(fen: str = START_FEN, last_move: str | None = None, *, flipped: bo
 
 
 def grid_symbol(symbol_id: str, style: BoardStyle = DEFAULT_STYLE, flipped: bool = False) -> str:
-    """A hidden <svg> defining the empty board as <symbol id=symbol_id> for `board_svg(grid_ref=...)`."""
+    """A hidden inline <svg> (for an HTML page) defining the empty board as <symbol id=symbol_id>
+    for `board_svg(grid_ref=...)`."""
     w, h = board_size(style)
-    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='0' height='0' style='position:absolute'>"
+    return (f"<svg width='0' height='0' style='position:absolute' aria-hidden='true'>"
             f"<symbol id='{symbol_id}' viewBox='0 0 {w:g} {h:g}'>{grid_svg(style, flipped)}</symbol></svg>")

@@ -146,5 +146,5 @@ def test_a_correction_in_the_journal_replaces_the_ply_on_resume_and_in_the_revie
     assert [m.iccs() for m in game.moves] == ["h2e2", "h9g7", "a0a1", "b9c7"]
     assert game.clocks_ms[2] == 590000, "the re-stated ply keeps the clock time its press gave"
     html = write_review(tmp_path).read_text(encoding="utf-8")
-    table = html.split("<h2>Moves</h2>")[1].split("</table>")[0]
+    table = html.split("class='plies-t'")[1].split("</table>")[0]
     assert "a0a1" in table and "a0a2" not in table
