@@ -235,8 +235,8 @@ class Recorder:
             if out is not None:
                 result = out.result
         clocks = self.clocks_ms if any(c is not None for c in self.clocks_ms) else None
-        self.journal.write_file(lambda: write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen,
-                                                       self.tracker.moves, clocks, result, self.notation))
+        write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen, self.tracker.moves,
+                       clocks, result, self.notation)
 
     def _handle(self, ev: Event, image=None, homography=None) -> None:
         if isinstance(ev, IncidentEvent):
@@ -369,7 +369,7 @@ class Recorder:
                 self._write_pgn()
             try:
                 from .review import write_review
-                self.journal.write_file(lambda: write_review(self.out_dir))
+                write_review(self.out_dir)
             except OSError as exc:
                 print(f"xqtrack: warning: review page not written: {exc}", file=sys.stderr)
             self.journal.close()
