@@ -35,14 +35,14 @@ import cv2
 import numpy as np
 
 from .crops import DISC_TOP_HEIGHT, extract_point_crops
-from .geometry import check_config
+from .geometry import CheckedSettings
 from .observation import NUM_POINTS
 
 __all__ = ["DiscConfig", "DiscFit", "DiscMeter", "fit_discs", "point_offsets", "MIN_COVERAGE", "DEFAULT_DISC"]
 
 
 @dataclass(frozen=True)
-class DiscConfig:
+class DiscConfig(CheckedSettings):
     """Every threshold of the disc fit and of the offsets it reports, with its unit.
 
     Patch px: pixels of the rectified patch round each point (`fit_discs`' px_per_spacing a spacing).
@@ -74,9 +74,6 @@ class DiscConfig:
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
-
-    def __post_init__(self) -> None:
-        check_config(self)
 
 
 DEFAULT_DISC = DiscConfig()

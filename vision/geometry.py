@@ -5,6 +5,7 @@ here is I/O free so the board finder, the tracker and the tests share one defini
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, is_dataclass
 from functools import lru_cache
 
@@ -117,7 +118,7 @@ def check_config(cfg: object) -> None:
     """Refuse a settings dataclass holding a negative or non-finite number, naming the field.
 
     Every threshold in the vision settings is a size, a fraction, a count or a contrast: none
-    is negative, and NaN would silently switch a test off. Nested settings are checked too.
+    is negative, and NaN would silently switch a test off. (Nested settings check themselves.)
     """
     if not is_dataclass(cfg) or isinstance(cfg, type):
         raise TypeError(f"check_config takes a settings dataclass instance, not {cfg!r}")
@@ -127,22 +128,23 @@ def check_config(cfg: object) -> None:
         for x in items:
             if isinstance(x, bool):
                 continue
-            if isinstance(x, (int, float)):
-                if not np.isfinite(x) or x < 0:
-                    raise ValueError(f"{type(cfg).__name__}.{f.name} = {v!r}: must be a finite number >= 0")
-            elif hasattr(x, "__dataclass_fields__"):
-                check_config(x)
+            if isinstance(x, (int, float)) and (x < 0 or (isinstance(x, float) and not math.isfinite(x))):
+                raise ValueError(f"{type(cfg).__name__}.{f.name} = {v!r}: must be a finite number >= 0")
+
+
+class CheckedSettings:
+    """Base of the vision settings dataclasses: refuses a negative or non-finite number on creation."""
+
+    def __post_init__(self) -> None:
+        check_config(self)
 
 
 @dataclass(frozen=True)
-class LineFitConfig:
+class LineFitConfig(CheckedSettings):
     """Robust weighting of `fit_h_from_line_points`: how far off a point may lie before it counts less."""
 
     huber_k: float = 2.0        # residual (robust sigmas) beyond which a point's weight falls as 1/residual
     min_sigma: float = 1e-4     # floor of the robust residual scale (spacings): an exact fit must not divide by 0
-
-    def __post_init__(self) -> None:
-        check_config(self)
 
 
 DEFAULT_LINE_FIT = LineFitConfig()

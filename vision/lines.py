@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import apply_h, check_config
+from .geometry import CheckedSettings, apply_h
 
 
 @dataclass(frozen=True)
-class RidgeConfig:
+class RidgeConfig(CheckedSettings):
     """How a drawn line is measured across: its width, and which ridge in the search window wins.
 
     Shared by the finder (vision.locate) and the lock (vision.lock), which must see lines alike.
@@ -30,9 +30,6 @@ class RidgeConfig:
     clear_ridge_share: float = 0.5  # a local maximum this share of a typical line's contrast is a clear ridge (nearest wins)
     typical_cap: float = 4.0        # a sample's peak counts towards "typical" only up to this many times the minimum contrast (+ the mean)
     direction_step: float = 0.05    # board-plane step (spacings) along a line used to find its image direction
-
-    def __post_init__(self) -> None:
-        check_config(self)
 
 
 DEFAULT_RIDGE = RidgeConfig()

@@ -17,6 +17,9 @@ table edges) -> angle peaks -> vanishing points -> combs -> coarse verification 
 window search -> edge-line check -> support gate -> full-resolution refinement.
 Orientation (which of the lattice's symmetries) comes from handedness (a photo is never
 mirrored) and from which half holds red's pieces (reader.py uses the classifier's readings).
+
+Every threshold of these steps is a field of `LocateConfig` (one nested group per step, each
+field with its unit); the entry points take one, `DEFAULT_LOCATE` by default.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import cv2
 import numpy as np
 
 from . import geometry as geo
-from .geometry import check_config
+from .geometry import CheckedSettings
 from .lines import DEFAULT_RIDGE, RidgeConfig, line_width_px, measure, measure_both, ridge_response
 from .observation import BoardPose
 
@@ -39,7 +42,7 @@ from .observation import BoardPose
 # the figures the finder was tuned to on the sim renders and the real photos.
 
 @dataclass(frozen=True)
-class LsdLook:
+class LsdLook(CheckedSettings):
     """One look for line segments: the resolution LSD runs at and its own smoothing."""
 
     max_px: int     # longest image side LSD runs at (px); a larger image is shrunk first
@@ -47,7 +50,7 @@ class LsdLook:
 
 
 @dataclass(frozen=True)
-class RefinePass:
+class RefinePass(CheckedSettings):
     """One use of `refine`: how wide it searches for the ridges and for how many rounds."""
 
     search_frac: float  # ridge search half-width, fraction of the point spacing (narrowed once settled)
@@ -57,7 +60,7 @@ class RefinePass:
 
 
 @dataclass(frozen=True)
-class SegmentConfig:
+class SegmentConfig(CheckedSettings):
     """Line segments (LSD) and how much each looks like a thin drawn line rather than a step edge."""
 
     clahe_clip: float = 2.0          # CLAHE contrast limit before LSD (OpenCV's clip-limit units)
@@ -73,7 +76,7 @@ class SegmentConfig:
 
 
 @dataclass(frozen=True)
-class FamilyConfig:
+class FamilyConfig(CheckedSettings):
     """The two line families: peaks of the segment-angle histogram, their vanishing points."""
 
     angle_blur_deg: float = 2.0      # Gaussian sigma smoothing the segment-angle histogram (degrees)
@@ -93,7 +96,7 @@ class FamilyConfig:
 
 
 @dataclass(frozen=True)
-class CombConfig:
+class CombConfig(CheckedSettings):
     """Equally spaced combs through 1-D line positions (a family seen with its perspective undone)."""
 
     bins: int = 500                  # histogram bins over the span of the positions
@@ -114,7 +117,7 @@ class CombConfig:
 
 
 @dataclass(frozen=True)
-class VerifyConfig:
+class VerifyConfig(CheckedSettings):
     """The image test of a lattice: its lines present, the river blank, nothing past its edges."""
 
     min_spacing_px: float = 6.0      # a lattice whose points are closer than this (px) is not judged
@@ -132,7 +135,7 @@ class VerifyConfig:
 
 
 @dataclass(frozen=True)
-class SearchConfig:
+class SearchConfig(CheckedSettings):
     """Which comb hypotheses are refined and judged, and when the search stops."""
 
     min_rough_score: float = 0.1     # hypotheses scoring below this at the first look are dropped
@@ -147,7 +150,7 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
-class LineRefineConfig:
+class LineRefineConfig(CheckedSettings):
     """`refine`: the rounds of measuring the ridges and refitting the lattice to them."""
 
     min_search_px: float = 2.0       # ridge search half-width never below this (px)
@@ -164,7 +167,7 @@ class LineRefineConfig:
 
 
 @dataclass(frozen=True)
-class WindowConfig:
+class WindowConfig(CheckedSettings):
     """The 9x10 window slid over the refined lattice extended by a few lines."""
 
     reach: int = 4                   # lines the lattice is extended by on every side
@@ -173,7 +176,7 @@ class WindowConfig:
 
 
 @dataclass(frozen=True)
-class EdgeConfig:
+class EdgeConfig(CheckedSettings):
     """The check for an edge line locked onto a board frame beside it (stretching the lattice)."""
 
     below_score: float = 0.7         # only fits scoring below this are checked (a clear fit has nothing to undo)
@@ -189,7 +192,7 @@ class EdgeConfig:
 
 
 @dataclass(frozen=True)
-class RedConfig:
+class RedConfig(CheckedSettings):
     """Red ink on a point, for orienting the board when no piece readings decide it."""
 
     hue_max: int = 7                 # red: OpenCV hue (0..179) at most this ...
@@ -202,7 +205,7 @@ class RedConfig:
 
 
 @dataclass(frozen=True)
-class LocateConfig:
+class LocateConfig(CheckedSettings):
     """Every threshold of the board finder (`find_lattice`, `locate`), with its unit."""
 
     work_max_px: int = 1000          # working resolution: longest image side the search runs at (px)
@@ -226,9 +229,6 @@ class LocateConfig:
     edge: EdgeConfig = EdgeConfig()
     red: RedConfig = RedConfig()
     ridge: RidgeConfig = DEFAULT_RIDGE
-
-    def __post_init__(self) -> None:
-        check_config(self)
 
 
 DEFAULT_LOCATE = LocateConfig()
@@ -610,7 +610,7 @@ def _extension_samples(reach: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray
     return out
 
 
-def refine(gray: np.ndarray, h: np.ndarray, polarity: int, stage: RefinePass = RefinePass(0.15, 3),
+def refine(gray: np.ndarray, h: np.ndarray, polarity: int, stage: RefinePass,
            exclude: tuple[int, ...] = (), config: LocateConfig = DEFAULT_LOCATE) -> tuple[np.ndarray, float]:
     """Refine H on sub-pixel ridge points along all lattice segments. Returns (H, support).
 

@@ -15,12 +15,12 @@ import cv2
 import numpy as np
 
 from . import geometry as geo
-from .geometry import check_config
+from .geometry import CheckedSettings
 from .lines import DEFAULT_RIDGE, LineSamples, RidgeConfig, line_width_px, measure
 
 
 @dataclass(frozen=True)
-class LockConfig:
+class LockConfig(CheckedSettings):
     """Every threshold of the lock check, with its unit."""
 
     sample_step: float = 0.25        # step between line samples along each unit segment (spacings)
@@ -41,9 +41,6 @@ class LockConfig:
     fit_iters: int = 3               # robust line-fit iterations of a refit
     lattice_share: float = 0.6       # a followed slide must still pass the lattice test at this share of the found score
     ridge: RidgeConfig = DEFAULT_RIDGE
-
-    def __post_init__(self) -> None:
-        check_config(self)
 
 
 DEFAULT_LOCK = LockConfig()
