@@ -17,13 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import Event, IncidentEvent, MoveEvent
+from rules import Side
+
+from .events import ClockEvent, Event, IncidentEvent, MoveEvent
 
 
 @dataclass
 class _Move:
     ply: int
-    side: str
+    side: Side
     t_touch: float
     t: float
     points: list[int]
@@ -33,7 +35,7 @@ class _Move:
 
 @dataclass
 class _Press:
-    side: str
+    side: Side
     t: float
     remaining_ms: tuple[int, int]
     resolved: bool = False
@@ -50,10 +52,11 @@ class ClockReferee:
     # -- helpers for the recorder
     @staticmethod
     def snapshot(cev: Any) -> dict[str, int] | None:
+        """Both sides' remaining time after a clock event, by journal word; None without one."""
         rem = getattr(cev, "remaining_ms", None)
         if rem is None:
             return None
-        return {"red": int(rem[0]), "black": int(rem[1])}
+        return {Side.RED.value: int(rem[Side.RED.clock_index]), Side.BLACK.value: int(rem[Side.BLACK.clock_index])}
 
     @staticmethod
     def describe(cev: Any) -> str:
@@ -62,43 +65,51 @@ class ClockReferee:
         return f"{cev.kind}{who} (red {rem[0] / 1000:.1f} s, black {rem[1] / 1000:.1f} s)"
 
     @staticmethod
+    def event(cev: Any, t: float, ply: int) -> ClockEvent:
+        """The journal's clock event for a clock link event at source time t."""
+        return ClockEvent.of(cev, t, ply)
+
+    @staticmethod
     def to_dict(cev: Any) -> dict[str, Any]:
-        return {"kind": cev.kind, "side": getattr(cev, "side", None), "seq": getattr(cev, "seq", None),
-                "boot_id": getattr(cev, "boot_id", None), "clock_ms": getattr(cev, "clock_ms", None),
-                "remaining_ms": {"red": int(cev.remaining_ms[0]), "black": int(cev.remaining_ms[1])}}
+        """A clock link event's journal fields (without type, t, ply: the recorder adds those)."""
+        d = ClockEvent.of(cev, 0.0, 0).to_dict()
+        for key in ("type", "t", "ply"):
+            del d[key]
+        return d
 
     # -- rules
     def on_move(self, ev: MoveEvent) -> list[Event]:
         out: list[Event] = []
         t_touch = ev.t_touch if ev.t_touch is not None else ev.t
-        m = _Move(ev.ply, ev.side, t_touch, ev.t, [])
+        side = Side.parse(ev.side)
+        m = _Move(ev.ply, side, t_touch, ev.t, [])
         prev = self.moves[-1] if self.moves else None
         self.moves.append(m)
-        if prev is not None and not prev.pressed and not prev.accounted and prev.side != ev.side \
+        if prev is not None and not prev.pressed and not prev.accounted and prev.side != side \
                 and t_touch > prev.t:
             # the opponent started moving after `prev` settled, and nobody pressed for it
             prev.accounted = True
             out.append(IncidentEvent(ev.t, prev.ply, "clock_no_press", prev.side, [],
                                      f"{prev.side} moved (ply {prev.ply}) without pressing the clock before "
-                                     f"{ev.side} moved", frames={"after": ev.frame_index}))
+                                     f"{side} moved", frames={"after": ev.frame_index}))
         # a pending press by this side that came while this move was being made belongs to it
         for p in self.pending:
-            if not p.resolved and p.side == ev.side and t_touch <= p.t:
+            if not p.resolved and p.side == side and t_touch <= p.t:
                 p.resolved = True
                 m.pressed = True
-                self.clock_assignments.append((ev.ply, p.remaining_ms[0 if ev.side == "red" else 1]))
+                self.clock_assignments.append((ev.ply, p.remaining_ms[side.clock_index]))
         return out
 
     @staticmethod
-    def presser(cev: Any) -> str | None:
+    def presser(cev: Any) -> Side | None:
         """Who ended a turn with this event: a press names its side; the first press
         of a game arrives as "start" of the other side's clock (red moves first, so
         "start black" is red's press; "start red" only starts the game)."""
         kind, side = getattr(cev, "kind", None), getattr(cev, "side", None)
-        if kind == "press" and side in ("red", "black"):
-            return side
-        if kind == "start" and side == "black":
-            return "red"
+        if kind == "press" and side in (Side.RED, Side.BLACK):
+            return Side(side)
+        if kind == "start" and side == Side.BLACK:
+            return Side.RED
         return None
 
     def on_clock(self, cev: Any, t: float, ply: int) -> list[Event]:
@@ -106,10 +117,10 @@ class ClockReferee:
         if side is None:
             return []
         out: list[Event] = []
-        rem = tuple(int(x) for x in cev.remaining_ms)
+        rem = (int(cev.remaining_ms[0]), int(cev.remaining_ms[1]))
         since = [m for m in self.moves if m.t_touch >= self.last_press_t - 1e-9 and not m.accounted]
         mine = [m for m in self.moves if m.side == side and not m.pressed and m.t_touch >= self.last_press_t - 1e-9]
-        press = _Press(side, t, rem)  # type: ignore[arg-type]
+        press = _Press(side, t, rem)
         if len(since) >= 2:
             for m in since:
                 m.accounted = True
@@ -119,7 +130,7 @@ class ClockReferee:
         if mine:
             for m in mine:
                 m.pressed = True
-            self.clock_assignments.append((mine[-1].ply, rem[0 if side == "red" else 1]))
+            self.clock_assignments.append((mine[-1].ply, rem[side.clock_index]))
             press.resolved = True
         self.pending.append(press)
         self.last_press_t = t
