@@ -358,9 +358,10 @@ class LiveServer:
         self._loop = loop
         asyncio.set_event_loop(loop)
         try:
-            self._runner = web.AppRunner(self.app.make_app(), access_log=None, handle_signals=False)
+            self._runner = web.AppRunner(self.app.make_app(), access_log=None, handle_signals=False,
+                                         shutdown_timeout=0.5)
             loop.run_until_complete(self._runner.setup())
-            site = web.TCPSite(self._runner, self.config.host, self.config.port, shutdown_timeout=0.5)
+            site = web.TCPSite(self._runner, self.config.host, self.config.port)
             loop.run_until_complete(site.start())
             server = getattr(site, "_server", None)
             sockets = getattr(server, "sockets", None) or []

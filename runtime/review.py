@@ -140,8 +140,12 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         fen = game.fen_at(n)
         cap = (f"{label('ply')} {n}: {p.chinese} ({p.wxf}, {p.iccs})" if p else f"{label('start')} · {label('ply')} 0")
         marks = tuple(pt for inc in game.incidents if inc.ply == n for pt in inc.points)
-        out.append(f"<div class='dg{' on' if n == last else ''}' id='d{n}'>"
-                   f"{board_svg(fen, p.iccs if p else None, grid_ref='xq-grid', marks=marks, title=cap, standalone=False)}"
+        try:
+            diagram = board_svg(fen, p.iccs if p else None, grid_ref="xq-grid", marks=marks, title=cap,
+                                standalone=False)
+        except ValueError as exc:   # a position the journal got wrong: say so, keep the rest of the page
+            diagram = f"<p class='flag'>{_e(exc)}</p>"
+        out.append(f"<div class='dg{' on' if n == last else ''}' id='d{n}'>{diagram}"
                    f"<p class='cap'>{_e(cap)}<br>FEN {_e(fen)}</p></div>")
     out.append("</div><div class='plies'><table class='plies-t'><tr>"
                f"<th>{_e(label('ply'))}</th><th>{_e(label('moves'))}</th><th>WXF</th><th>ICCS</th>"
