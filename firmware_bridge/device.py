@@ -62,6 +62,7 @@ class ClockDevice:
         self.acked = 0
         self.events_overwritten = 0
         self.ring_peak = 0  # most events held at once: how close the ring came to overflowing
+        self.events_resent = 0  # EVENT frames sent again (periodic, replays): the cost of a noisy line
         self.session = 0
         self.max_cmd = 0
         self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
@@ -120,6 +121,7 @@ class ClockDevice:
                 if limit and sent >= limit:
                     break
                 self._send(MsgType.EVENT, seq, ev.pack())
+                self.events_resent += 1
                 sent += 1
         self.retx_at = (now_ms + RETX_MS) & U32 if self.ring else None
 
@@ -142,6 +144,7 @@ class ClockDevice:
                 seq = (after + 1 + i) & U32
                 if first <= seq <= self.last_seq:
                     self._send(MsgType.EVENT, seq, self.ring[seq - first][1].pack())
+                    self.events_resent += 1
 
     def _send_snapshot(self, now_ms: int) -> None:
         self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())

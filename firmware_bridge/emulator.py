@@ -210,7 +210,8 @@ class PtyEmulator:
                 termios.tcsetattr(stdin_fd, termios.TCSADRAIN, old_tty)
             self.close_pty()
             summary = dict(self.stats, last_event=self.device.last_seq, acked=self.device.acked,
-                           overwritten=self.device.events_overwritten, ring_peak=self.device.ring_peak, bad_frames=self.device.bad_frames)
+                           overwritten=self.device.events_overwritten, ring_peak=self.device.ring_peak,
+                           events_resent=self.device.events_resent, bad_frames=self.device.bad_frames)
             print(json.dumps({"emulator_summary": summary}), file=sys.stderr, flush=True)
         return 0
 

@@ -94,6 +94,7 @@ static void resend(xq_device *d, uint32_t after, uint16_t limit)
             if (limit && sent >= limit)
                 break;
             send_event(d, first + i, ring_at(d, i));
+            d->events_resent++;
             sent++;
         }
     }
@@ -142,8 +143,10 @@ static void resend_selected(xq_device *d, uint32_t after, uint32_t mask)
     for (i = 0; i < 32; i++) {
         if (mask >> i & 1u) {
             uint32_t seq = after + 1u + i;
-            if (seq - first <= d->last_seq - first)
+            if (seq - first <= d->last_seq - first) {
                 send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
+                d->events_resent++;
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ typedef struct {
     uint32_t acked;
     uint32_t events_overwritten;
     uint16_t ring_peak; /* most events held at once: how close the ring came to overflowing */
+    uint32_t events_resent; /* EVENT frames sent again (periodic, replays) */
     uint32_t session;
     uint32_t max_cmd;
     xq_recent recent[XQ_RECENT_CMDS];
