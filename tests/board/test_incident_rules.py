@@ -1,0 +1,202 @@
+"""Each incident rule on its own (board.incidents.RULES), on hand-made settles."""
+from __future__ import annotations
+
+import numpy as np
+
+from board.episode import Episode, Settled
+from board.events import IncidentEvent
+from board.explain import CLASS_LETTERS, board_classes
+from board.incidents import (RULES, Findings, IncidentConfig, IncidentMemory, IncidentTracker, LastMove,
+                             PendingKnock, PendingTouch, SettleFacts, between_points, common_drift,
+                             confirm_faded_knocks, knocked, remember_last_move, retouch, touch_move)
+from rules import Move, Position, Side
+
+FPS = 25.0
+TOP_DOWN = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.0, 0.0, 1.0]])
+
+
+def _p(name: str) -> int:
+    return int(name[1]) * 9 + "abcdefghi".index(name[0])
+
+
+def _settled(position: Position, frame: int, offsets: np.ndarray | None = None,
+             empty_prob: np.ndarray | None = None, visible: np.ndarray | None = None) -> Settled:
+    return Settled(frame / FPS, frame, board_classes(position),
+                   np.zeros((90, 2)) if offsets is None else offsets,
+                   np.ones(90, bool) if visible is None else visible, np.ones(90),
+                   empty_prob=np.zeros(90) if empty_prob is None else empty_prob)
+
+
+def _facts(position: Position, move: str | None, stretches: list[tuple[list[str], float]] = (),
+           after_offsets: np.ndarray | None = None, after_empty: np.ndarray | None = None,
+           after_visible: np.ndarray | None = None, before_offsets: np.ndarray | None = None) -> SettleFacts:
+    """A settle over `position` whose hand covered `stretches` (points, seconds), ending in `move`."""
+    before = _settled(position, 0, before_offsets)
+    ep = Episode(1 / FPS, 1, before)
+    ep.homography = TOP_DOWN
+    f = 1
+    probs = np.zeros((90, 15))
+    probs[np.arange(90), before.classes] = 1.0
+    for names, secs in stretches:
+        occ = np.zeros(90, bool)
+        occ[[_p(n) for n in names]] = True
+        for _ in range(int(round(secs * FPS))):
+            ep.update(f / FPS, f, occ, probs, np.zeros((90, 2)))
+            f += 1
+    after_pos = position.copy()
+    moves = []
+    if move is not None:
+        moves = [Move.from_iccs(move)]
+        after_pos.push(moves[0])
+    after = _settled(after_pos, f, after_offsets, after_empty, after_visible)
+    cfg = IncidentConfig()
+    return SettleFacts(cfg, ep, before, after, position, moves, True, 1,
+                       common_drift(before, after, cfg.min_discs_for_drift))
+
+
+def test_the_rules_are_applied_in_the_stated_order():
+    assert [r.__name__ for r in RULES] == ["retouch", "confirm_faded_knocks", "knocked", "touch_move",
+                                          "between_points"]
+
+
+def test_a_hand_resting_on_the_piece_just_released_is_a_retouch_and_is_judged_once():
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0))
+    found = Findings()
+    retouch(_facts(pos, None, [(["e2"], 0.4)]), mem, found)
+    assert [(e.kind, e.side, e.points) for e in found.events] == [("retouch", Side.RED, [_p("e2")])]
+    assert mem.last_move is None
+    again = Findings()
+    retouch(_facts(pos, None, [(["e2"], 0.4)]), mem, again)
+    assert again.events == []
+
+
+def test_a_hand_elsewhere_or_a_new_move_is_no_retouch():
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0))
+    found = Findings()
+    retouch(_facts(pos, None, [(["a3"], 0.4)]), mem, found)
+    retouch(_facts(pos, "h9g7", [(["e2"], 0.4)]), mem, found)
+    assert found.events == [] and mem.last_move is not None
+
+
+def test_a_disc_left_between_points_being_put_right_is_no_retouch():
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0), between_reported={_p("e2")})
+    found = Findings()
+    retouch(_facts(pos, None, [(["e2"], 0.4)]), mem, found)
+    assert found.events == []
+
+
+def _pending(point: int) -> PendingKnock:
+    return PendingKnock(point, int(board_classes(Position())[point]),
+                        IncidentEvent(0.0, 0, "knocked", Side.RED, [point], "faded"))
+
+
+def test_a_faded_disc_still_reading_empty_is_confirmed_covered_waits_and_read_again_is_dropped():
+    a, b, c = _p("a3"), _p("c3"), _p("e3")
+    empty = np.zeros(90)
+    empty[[a, b]] = 0.9
+    visible = np.ones(90, bool)
+    visible[b] = False
+    mem = IncidentMemory(pending_faded=[_pending(a), _pending(b), _pending(c)])
+    found = Findings()
+    confirm_faded_knocks(_facts(Position(), None, after_empty=empty, after_visible=visible), mem, found)
+    assert [e.points for e in found.events] == [[a]]
+    assert [k.point for k in mem.pending_faded] == [b]
+
+
+def test_an_unmoved_disc_shoved_off_its_place_is_knocked_but_a_camera_drift_is_not():
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("a3")] = (0.3, 0.0)
+    facts = _facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off)
+    mem, found = IncidentMemory(), Findings()
+    knocked(facts, mem, found)
+    assert [(e.kind, e.points, e.side) for e in found.events] == [("knocked", [_p("a3")], Side.RED)]
+    assert found.knocked == {_p("a3")}
+    drift = np.zeros((90, 2))
+    drift[board_classes(pos) != 0] = (0.3, 0.0)
+    found2 = Findings()
+    knocked(_facts(pos, "h2e2", after_offsets=drift), IncidentMemory(), found2)
+    assert found2.events == [] and found2.knocked == set()
+
+
+def test_a_disc_that_fades_beside_the_hand_waits_for_a_second_look():
+    pos = Position()
+    empty = np.zeros(90)
+    empty[_p("a3")] = 0.6
+    mem, found = IncidentMemory(), Findings()
+    knocked(_facts(pos, None, [(["a3"], 0.3)], after_empty=empty), mem, found)
+    assert found.events == [] and [k.point for k in mem.pending_faded] == [_p("a3")]
+    assert found.knocked == {_p("a3")}
+
+
+def test_a_touch_in_a_stretch_of_its_own_is_remembered_then_reported_with_the_move():
+    pos = Position()
+    mem = IncidentMemory()
+    touch_move(_facts(pos, None, [(["f0"], 0.24)]), mem, Findings())
+    assert [(t.side, t.point) for t in mem.pending_touches] == [(Side.RED, _p("f0"))]
+    found = Findings()
+    touch_move(_facts(pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)]), mem, found)
+    assert [(e.kind, sorted(e.points)) for e in found.events] == [("touch_move_other",
+                                                                   sorted([_p("f0"), _p("h2")]))]
+    assert mem.pending_touches == []
+
+
+def test_a_remembered_rest_of_the_other_side_is_no_touch_for_this_move():
+    pos = Position()
+    mem = IncidentMemory(pending_touches=[PendingTouch(Side.BLACK, _p("f9"), {"before": 0, "during": 3})])
+    found = Findings()
+    touch_move(_facts(pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)]), mem, found)
+    assert found.events == []   # black's rest is no touch for red's move
+
+
+def test_a_moved_disc_put_down_off_its_point_is_between_points_once():
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (0.4, 0.0)
+    facts = _facts(pos, "h2e2", after_offsets=off)
+    mem, found = IncidentMemory(), Findings()
+    between_points(facts, mem, found)
+    assert [(e.kind, e.points, e.side) for e in found.events] == [("between_points", [_p("e2")], Side.RED)]
+    again = Findings()
+    between_points(facts, mem, again)
+    assert again.events == []
+
+
+def test_a_disc_already_reported_knocked_is_not_also_between_points():
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("a3")] = (0.4, 0.0)
+    facts = _facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off)
+    mem, found = IncidentMemory(), Findings()
+    knocked(facts, mem, found)
+    between_points(facts, mem, found)
+    assert [e.kind for e in found.events] == ["knocked"]
+    assert _p("a3") in mem.between_reported
+
+
+def test_the_last_move_remembered_is_the_last_of_the_settles_moves_with_its_side():
+    pos = Position()
+    facts = _facts(pos, "h2e2")
+    facts.moves = [Move.from_iccs("h2e2"), Move.from_iccs("h9g7")]
+    mem = IncidentMemory()
+    remember_last_move(facts, mem)
+    assert mem.last_move == LastMove(_p("g7"), Side.BLACK, 1, facts.after.frame_index)
+
+
+def test_the_tracker_applies_only_the_rules_it_is_given():
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (0.4, 0.0)
+    facts = _facts(pos, "h2e2", after_offsets=off)
+    from board.explain import Explanation
+    ex = Explanation(facts.moves, 10.0, 10.0, facts.after.classes, [])
+    assert [e.kind for e in IncidentTracker().after_settle(facts.episode, facts.after, ex, pos, 1)] == \
+        ["between_points"]
+    assert IncidentTracker(rules=(retouch,)).after_settle(facts.episode, facts.after, ex, pos, 1) == []
+    assert CLASS_LETTERS[int(facts.after.classes[_p("e2")])] == "C"

@@ -1,0 +1,231 @@
+"""The settle chain's explainers one by one (board.settle), and the window and record they rely on."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from board.corrector import CorrectorConfig, find_correction
+from board.episode import Episode, Settled
+from board.explain import Evidence, board_classes, explain, log_readings
+from board.incidents import IncidentTracker
+from board.record import GameRecord
+from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected, explain_settle,
+                          fewer_plies_by_correction, given_start_position, knocked_off, legal_moves,
+                          off_point_destination_move, vanished_piece)
+from board.sync import SettleKind, SyncState
+from board.window import Frame, SettleReading, SettleWindow, WindowConfig, read_frames
+from rules import Move, Position, Side
+
+
+def _p(name: str) -> int:
+    return int(name[1]) * 9 + "abcdefghi".index(name[0])
+
+
+def _reading(board: np.ndarray, offsets: np.ndarray | None = None) -> SettleReading:
+    probs = np.full((90, 15), 0.002)
+    probs[np.arange(90), board] = 1.0 - 14 * 0.002
+    return SettleReading(Evidence(log_readings(probs), np.ones(90, bool)),
+                         np.zeros((90, 2)) if offsets is None else offsets)
+
+
+def _after(position: Position, *iccs: str) -> np.ndarray:
+    p = position.copy()
+    for m in iccs:
+        p.push(Move.from_iccs(m))
+    return board_classes(p)
+
+
+def _ctx(record: GameRecord, reading: SettleReading, covered: list[str] = (),
+         kind: SettleKind = SettleKind.QUIET, unconfirmed_start: bool = False) -> SettleContext:
+    pos = record.position
+    before = Settled(0.0, 0, board_classes(pos), np.zeros((90, 2)), np.ones(90, bool), np.ones(90))
+    ep = Episode(0.04, 1, before)
+    occ = np.zeros(90, bool)
+    occ[[_p(n) for n in covered]] = True
+    for f in range(1, 10):
+        ep.update(f / 25, f, occ, np.ones((90, 15)) / 15, np.zeros((90, 2)))
+    last = Frame(0.5, 12, True, np.zeros(90, bool), np.ones((90, 15)) / 15, np.zeros((90, 2)))
+    cfg = SettleConfig()
+    ex = explain(pos, reading.evidence, cfg.explain)
+    return SettleContext(kind, pos, record.ply, record.ply, unconfirmed_start, reading, ex, ep, None, last, cfg,
+                         IncidentTracker())
+
+
+def test_the_explainers_are_tried_in_the_stated_order():
+    assert [e.__name__ for e in EXPLAINERS] == [
+        "given_start_position", "off_point_destination_move", "fewer_plies_by_correction", "legal_moves",
+        "vanished_piece", "knocked_off", "earlier_move_corrected"]
+
+
+def test_a_legal_move_on_the_board_is_accepted_by_the_legal_moves_step():
+    rec = GameRecord.starting(Position())
+    ctx = _ctx(rec, _reading(_after(rec.position, "h2e2")))
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "legal_moves"
+    assert [m.iccs() for m in out.explanation.moves] == ["h2e2"] and out.correction is None
+
+
+def test_a_given_start_the_reader_disagrees_with_is_kept_and_the_points_are_named():
+    rec = GameRecord.starting(Position())
+    board = board_classes(rec.position)
+    board[_p("a3")] = 0          # the reader misses a soldier
+    ctx = _ctx(rec, _reading(board), unconfirmed_start=True)
+    out = given_start_position(ctx)
+    assert out is not None and out.explanation is not None and out.explanation.moves == []
+    assert [(e.status, e.points) for e in out.events] == [("start_mismatch", [_p("a3")])]
+    assert given_start_position(_ctx(rec, _reading(board))) is None
+
+
+def test_a_piece_put_down_between_points_beside_the_read_destination_is_moved_there():
+    rec = GameRecord.starting(Position())
+    # the cannon h2 went to e2 but lies off the point toward f2; the reader sees e2 and f2 empty
+    board = _after(rec.position, "h2e2")
+    board[_p("e2")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("f2")] = (-0.7, 0.0)     # a disc seen near f2, nearest e2
+    ctx = _ctx(rec, _reading(board, offsets))
+    out = off_point_destination_move(ctx) or vanished_piece(ctx)
+    assert out is not None and out.between == Move.from_iccs("h2e2")
+    assert [m.iccs() for m in out.explanation.moves] == ["h2e2"]
+
+
+def test_a_piece_gone_with_a_hand_beside_it_is_knocked_off_and_the_position_kept():
+    rec = GameRecord.starting(Position())
+    board = board_classes(rec.position)
+    board[_p("a3")] = 0
+    ctx = _ctx(rec, _reading(board), covered=["a2", "b2", "a1"])
+    assert legal_moves(ctx) is None and vanished_piece(ctx) is None
+    out = knocked_off(ctx)
+    assert out is not None and out.explanation.moves == []
+    assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("a3")])]
+    assert knocked_off(_ctx(rec, _reading(board))) is None   # no hand near: not an incident
+
+
+def test_a_recent_move_the_board_shows_was_another_is_corrected():
+    rec = GameRecord.starting(Position(), [Move.from_iccs(m) for m in ("h2e2", "h9g7", "a0a2")])
+    ctx = _ctx(rec, _reading(_after(Position(), "h2e2", "h9g7", "a0a1")))
+    assert legal_moves(ctx) is None
+    out = earlier_move_corrected(ctx)
+    assert out is not None and out.explanation is None
+    assert out.correction.plies_back == 1 and [m.iccs() for m in out.correction.replacement] == ["a0a1"]
+
+
+def test_inventing_two_plies_loses_to_correcting_one():
+    rec = GameRecord.starting(Position(), [Move.from_iccs(m) for m in ("h2e2", "h9g7", "a0a2")])
+    ctx = _ctx(rec, _reading(_after(Position(), "h2e2", "h9g7", "a0a1", "b9c7")))
+    # from the record, the board is explained only by two plies (b9c7, then a2a1 nobody made)
+    assert [m.iccs() for m in ctx.explanation.moves] == ["b9c7", "a2a1"]
+    out = fewer_plies_by_correction(ctx)
+    assert out is not None and out.correction is not None and out.explanation is ctx.explanation
+    assert [m.iccs() for m in out.correction.replacement] == ["a0a1"]
+    assert [m.iccs() for m in out.correction.after.moves] == ["b9c7"]
+    assert explain_settle(ctx).step == "fewer_plies_by_correction"
+
+
+def test_locked_plies_are_never_corrected():
+    rec = GameRecord.starting(Position(), [Move.from_iccs(m) for m in ("h2e2", "h9g7", "a0a2")])
+    reading = _reading(_after(Position(), "h2e2", "h9g7", "a0a1"))
+    assert find_correction(rec.position, 0, reading.evidence, CorrectorConfig()) is None
+    assert find_correction(rec.position, 1, reading.evidence, CorrectorConfig()) is not None
+
+
+def test_nothing_explains_a_board_with_a_piece_gone_and_no_hand():
+    rec = GameRecord.starting(Position())
+    board = board_classes(rec.position)
+    board[_p("a3")] = 0
+    assert explain_settle(_ctx(rec, _reading(board))) is None
+
+
+# ---------------------------------------------------------------- the settle window
+def _frame(i: int, quiet: bool = True, covered: tuple[int, ...] = (), board: np.ndarray | None = None) -> Frame:
+    b = board_classes(Position()) if board is None else board
+    probs = np.full((90, 15), 0.002, dtype=np.float32)
+    probs[np.arange(90), b] = 1.0 - 14 * 0.002
+    occ = np.zeros(90, bool)
+    occ[list(covered)] = True
+    return Frame(i * 0.04, i, quiet, occ, probs, np.zeros((90, 2), dtype=np.float32))
+
+
+def test_the_window_settles_quiet_after_enough_clean_frames():
+    w = SettleWindow(WindowConfig())
+    kinds = []
+    for i in range(5):
+        w.extend(_frame(i))
+        kinds.append(w.settle_kind())
+    assert kinds[:2] == [None, None] and SettleKind.QUIET in kinds
+    assert len(w.settled_frames(SettleKind.QUIET)) == w.clean_tail()
+
+
+def test_a_one_frame_flicker_does_not_restart_the_window_but_a_lasting_change_does():
+    w = SettleWindow()
+    moved = _after(Position(), "h2e2")
+    for i in range(3):
+        w.extend(_frame(i))
+    w.extend(_frame(3, board=moved))
+    w.extend(_frame(4))
+    assert len(w) == 5
+    w.extend(_frame(5, board=moved))
+    w.extend(_frame(6, board=moved))
+    assert len(w) == 2
+
+
+def test_a_held_window_waits_for_its_hold():
+    w = SettleWindow()
+    w.hold(1.0)
+    for i in range(10):
+        w.extend(_frame(i))
+        assert w.settle_kind() is None
+    for i in range(10, 30):
+        w.extend(_frame(i))
+    assert w.settle_kind() == SettleKind.QUIET
+
+
+def test_an_arm_resting_at_the_edge_settles_as_a_rest():
+    w = SettleWindow()
+    kinds = [None]
+    for i in range(30):
+        w.extend(_frame(i, quiet=False, covered=(0, 1)))
+        kinds.append(w.settle_kind())
+    assert SettleKind.REST in kinds and SettleKind.QUIET not in kinds
+
+
+def test_a_reading_averages_only_the_frames_a_point_was_seen_in():
+    frames = [_frame(0), _frame(1, covered=(5,))]
+    r = read_frames(frames)
+    assert not r.evidence.visible[5] and r.evidence.visible[4]
+
+
+# ---------------------------------------------------------------- the game record
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=12))
+def test_playing_moves_then_taking_them_back_leaves_the_record_as_it_was(choices):
+    rec = GameRecord.starting(Position())
+    fen0, counts0 = rec.position.fen(), dict(rec.counts)
+    played = []
+    for c in choices:
+        legal = rec.position.legal_moves()
+        if not legal:
+            break
+        m = legal[c % len(legal)]
+        out = rec.play(m, float(len(played)))
+        assert out.side == Side.from_fen("w" if len(played) % 2 == 0 else "b")
+        assert out.occurrences == rec.counts[rec.position.zobrist_hash()] >= 1
+        played.append(m)
+    assert rec.ply == len(played) == len(rec.move_times)
+    for m in reversed(played):
+        assert rec.take_back() == m
+    assert rec.position.fen() == fen0 and rec.counts == counts0 and rec.moves == [] and rec.move_times == []
+
+
+def test_a_resumed_record_has_no_times_and_counts_its_positions():
+    moves = [Move.from_iccs(m) for m in ("h2e2", "h9g7", "e2h2", "g7h9")]
+    rec = GameRecord.starting(Position(), moves)
+    assert rec.move_times == [None] * 4 and rec.counts[rec.position.zobrist_hash()] == 2
+
+
+@pytest.mark.parametrize("state, word", [(SyncState.IN_SYNC, "in_sync"), (SyncState.OUT_OF_SYNC, "out_of_sync"),
+                                         (SyncState.ILLEGAL, "illegal")])
+def test_sync_states_keep_their_words(state, word):
+    assert state == word and f"{state}" == word and state.replace("_", " ") == word.replace("_", " ")
