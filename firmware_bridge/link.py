@@ -27,6 +27,8 @@ from typing import Callable, TypeVar
 
 import serial
 
+from rules import Side
+
 from . import codec
 from .codec import AckStatus, EventKind, Frame, FrameReader, MsgType, TimeControl
 from .pacing import HelloPacer, LinkPacing, RepairPlanner
@@ -34,7 +36,7 @@ from .pacing import HelloPacer, LinkPacing, RepairPlanner
 log = logging.getLogger(__name__)
 
 KIND_NAMES = {int(k): k.name.lower() for k in EventKind}
-SIDE_NAMES = {0: "red", 1: "black"}
+SIDE_NAMES: dict[int, Side] = {Side.RED.clock_index: Side.RED, Side.BLACK.clock_index: Side.BLACK}
 STATE_NAMES = {0: "ready", 1: "running", 2: "paused"}
 STATUS_NAMES = {int(s): s.name.lower() for s in AckStatus} | {6: "stale"}
 _Item = TypeVar("_Item")
@@ -69,7 +71,7 @@ class ClockEvent:
 
     seq: int
     kind: str  # press, flag, period, start, pause, resume, adjust, config
-    side: str | None  # "red", "black" or None
+    side: Side | None  # Side.RED / Side.BLACK (a str: "red" / "black") or None
     clock_ms: int
     host_time: float
     remaining_ms: tuple[int, int]
@@ -100,7 +102,7 @@ class ClockSnapshot:
     clock_ms: int
     host_time: float
     state: str
-    running: str | None
+    running: Side | None
     last_event: int
     acked: int
     red: codec.SideSnapshot

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rules import Side
+
 from .codec import NO_SIDE, AckStatus, ClockState, DelayMode, EventKind, EventRecord, TimeControl
 
-RED, BLACK = 0, 1
+RED, BLACK = Side.RED.clock_index, Side.BLACK.clock_index   # the clock's side indices (not FEN's "w"/"b")
 U32 = 0xFFFFFFFF
 
 
