@@ -42,7 +42,7 @@ import numpy as np
 from vision.observation import CLASSES
 
 __all__ = ["PieceSetProfile", "PieceProfileError", "AdaptConfig", "PhotoCalibration", "adapt_classifier",
-           "profile_from_photo", "default_profile_path", "load_named_profile", "PROFILE_FORMAT", "PROFILE_VERSION"]
+           "profile_from_photo", "fit_from_frame", "default_profile_path", "load_named_profile", "PROFILE_FORMAT", "PROFILE_VERSION"]
 
 PROFILE_FORMAT = "xqtrack.piece_set_profile"
 PROFILE_VERSION = 2
@@ -265,8 +265,11 @@ class AdaptConfig:
         start position gives 1-5 discs per piece class, so the covariance must be pulled in.
     model_weight: weight of the model's own logits beside the set's discriminant (0 = the
         set's discriminant alone; 1 = as much as the model). 0.5 and 1 measured equal, 0 worse.
-    model_weights, shrinkages: the grid the fit chooses (model_weight, shrinkage) from, by
-        2-fold cross-validation over the labelled points, beside "no profile at all".
+    model_weights, shrinkages, temperatures: the grid the fit chooses (model_weight, shrinkage,
+        scale of the discriminant) from, by 2-fold cross-validation over the labelled points
+        (fewest errors, then least log loss: the scale keeps the profile's probabilities honest,
+        a discriminant of a few tight clusters is otherwise sure by hundreds of nats), beside
+        "no profile at all".
     absent_margin: a class the stated position lacks gets no discriminant of its own; its
         set term is the lowest class mean term minus this many nats, so only the model can
         still name it.
@@ -278,6 +281,7 @@ class AdaptConfig:
     absent_margin: float = 3.0
     model_weights: tuple[float, ...] = (0.5, 1.0)
     shrinkages: tuple[float, ...] = (0.3, 0.6)
+    temperatures: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03)
 
 
 def _discriminant(E: np.ndarray, y: np.ndarray, cfg: AdaptConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -345,9 +349,10 @@ def adapt_classifier(classifier: _Classifier, crops: np.ndarray, labels: Sequenc
     fold = np.zeros(len(order), np.int64)
     fold[order[1::2]] = 1
     f = fold[g]
-    candidates: list[tuple[float, float] | None] = [None] + [(w, s) for w in config.model_weights for s in config.shrinkages]
+    candidates: list[tuple[float, float, float] | None] = [None] + [
+        (w, s, t) for w in config.model_weights for s in config.shrinkages for t in config.temperatures]
 
-    def cv(cand: tuple[float, float] | None) -> tuple[float, float]:
+    def cv(cand: tuple[float, float, float] | None) -> tuple[float, float]:
         errs = nlls = 0.0
         for k in (0, 1):
             tr = f != k
@@ -360,7 +365,7 @@ def adapt_classifier(classifier: _Classifier, crops: np.ndarray, labels: Sequenc
                 Z = L[va]
             else:
                 Wk, bk, _ = _discriminant(E[tr], y[tr], replace(config, shrinkage=cand[1]))
-                Z = cand[0] * L[va] + E[va] @ Wk + bk
+                Z = cand[0] * L[va] + (E[va] @ Wk + bk) * cand[2]
             nll, acc = _nll_acc(Z, y[va])
             errs += (1.0 - acc) * va.sum()
             nlls += nll * va.sum()
@@ -374,8 +379,9 @@ def adapt_classifier(classifier: _Classifier, crops: np.ndarray, labels: Sequenc
     if best is None:  # the data do not support the set's discriminant: keep the model as it is
         W, b, acc, weight, strength = np.zeros((E.shape[1], _NC)), np.zeros(_NC), base_acc, 1.0, float("inf")
     else:
-        weight, strength = best
+        weight, strength, temperature = best
         W, b, present = _discriminant(E, y, replace(config, shrinkage=strength))
+        W, b = W * temperature, b * temperature
         _, acc = _nll_acc(weight * L + E @ W + b, y)
     seen = "".join(CLASSES[i] for i in range(_NC) if present[i])
     profile = PieceSetProfile(model_id=classifier.model_id, delta_w=W, delta_b=b, name=name, n_crops=len(crops),
@@ -395,6 +401,30 @@ class PhotoCalibration:
     turned: bool               # True when the position fitted the board turned from the first guess
     plain_accuracy: float      # share of the 90 points the model alone read as stated
     profile_accuracy: float    # the same with the profile
+
+
+class _Extracting(_Classifier, Protocol):
+    def extract(self, image_bgr: np.ndarray, homography: np.ndarray, offsets: np.ndarray | None = None) -> np.ndarray: ...
+
+
+def fit_from_frame(classifier: _Extracting, image_bgr: np.ndarray, homography: np.ndarray, board: str,
+                   name: str = "piece set", takes: int = 3, spacing: float = 0.07,
+                   seed: int = 0) -> tuple[PieceSetProfile, np.ndarray]:
+    """Fit (and apply) a profile from one frame whose board pose and position are known.
+
+    The 90 crops are taken `takes` times, the first on the points and the others recentred
+    by up to `spacing` point spacings (a board finder is never exactly on the points), so the
+    set is learnt as the reader will see it. Returns the profile and the first take's crops.
+    """
+    ids = _labels_to_ids(board, len(board))
+    rng = np.random.default_rng(seed)
+    views = [classifier.extract(image_bgr, homography)]
+    for _ in range(max(0, takes - 1)):
+        views.append(classifier.extract(image_bgr, homography,
+                                        offsets=rng.uniform(-spacing, spacing, (len(ids), 2))))
+    profile = adapt_classifier(classifier, np.concatenate(views), np.tile(ids, len(views)), name=name, apply=True,
+                               groups=np.tile(np.arange(len(ids)), len(views)))
+    return profile, views[0]
 
 
 def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set",
@@ -431,15 +461,9 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
         h = h @ geo.board_symmetry("rot180")
         h = h / h[2, 2]
         probs = probs[::-1]
-    rng = np.random.default_rng(seed)
-    takes = [clf.extract(image_bgr, h)]
-    for _ in range(max(0, recentre_takes - 1)):
-        off = rng.uniform(-recentre_spacing, recentre_spacing, (len(ids), 2))
-        takes.append(clf.extract(image_bgr, h, offsets=off))
-    crops = np.concatenate(takes)
-    profile = adapt_classifier(clf, crops, np.tile(ids, len(takes)), name=name, apply=True,
-                               groups=np.tile(np.arange(len(ids)), len(takes)))
-    tuned = clf.predict(takes[0]).argmax(axis=1)
+    profile, first = fit_from_frame(clf, image_bgr, h, board, name=name, takes=recentre_takes,
+                                    spacing=recentre_spacing, seed=seed)
+    tuned = clf.predict(first).argmax(axis=1)
     return PhotoCalibration(profile=profile, homography=h, turned=turned,
                             plain_accuracy=float((probs.argmax(axis=1) == ids).mean()),
                             profile_accuracy=float((tuned == ids).mean()))

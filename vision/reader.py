@@ -325,9 +325,10 @@ class BoardReader:
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
                            occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy())
 
-    def adapt(self, frame_bgr: np.ndarray, board: str) -> "PieceSetProfile":
-        """Tune the classifier to this piece set and light from a frame whose position is known."""
-        from calibration.piece_profile import adapt_classifier
+    def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set") -> "PieceSetProfile":
+        """Tune the classifier to this piece set and light from a frame whose position is known
+        (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame."""
+        from calibration.piece_profile import fit_from_frame
         if len(board) != NUM_POINTS:
             raise ValueError(f"adapt: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
         if self._clf is None:
@@ -351,7 +352,7 @@ class BoardReader:
             if self.lock is not None:
                 self.lock.h = self.h.copy()
             crops = self._clf.model.extract(frame_bgr, self.h)
-        profile = adapt_classifier(self._clf.model, crops, board, apply=True)
+        profile, _ = fit_from_frame(self._clf.model, frame_bgr, self.h, board, name=name)
         self.dirty[:] = True
         return profile
 

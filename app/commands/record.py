@@ -30,6 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--rules", default="cn", choices=["cn", "axf"],
                    help="ruleset for repetition rulings (棋例): cn (default) or axf")
     r.add_argument("--quiet", action="store_true", help="no progress bar / live board")
+    r.add_argument("--set", metavar="NAME", default=None,
+                   help="piece set taught by `xqtrack calibrate pieces` (or learnt here: when NAME is not "
+                        "taught yet and the game starts from a known position, the set is learnt from the "
+                        "first quiet frame and saved as NAME for the next game)")
     _add_pacing(r)
     add_http_option(r, linger_default=3.0)  # live pages (app/commands/live.py)
     r.set_defaults(func=_record)
@@ -52,12 +56,36 @@ def _add_pacing(p: argparse.ArgumentParser) -> None:
 LIVE_SEARCH_SHARE = 0.5
 
 
-def _make_reader(live: bool = False):
+def _make_reader(live: bool = False, profile=None):
     try:
         from vision import BoardReader
     except ImportError as exc:
         raise RuntimeError(f"the vision stage is not available: {exc}") from None
-    return BoardReader(search_share=LIVE_SEARCH_SHARE if live else None)
+    return BoardReader(search_share=LIVE_SEARCH_SHARE if live else None, profile=profile)
+
+
+def _set_reader(args: argparse.Namespace, live: bool, say):
+    """The reader for `record --set NAME`: the taught set, or one that learns it from the start
+    position (vision.set_learning) and saves it as NAME. Without --set, the plain reader."""
+    if not args.set:
+        return _make_reader(live)
+    from calibration.piece_profile import default_profile_path, load_named_profile
+    path = default_profile_path(args.set)
+    if path.is_file():
+        return _make_reader(live, load_named_profile(args.set))
+    if args.resume or args.read_start:
+        raise ValueError(f"--set {args.set!r}: no such set taught yet, and it can only be learnt from a known "
+                         f"start position (not with --resume or --read-start); teach it with "
+                         f"`xqtrack calibrate pieces PHOTO --name {args.set!r}`")
+    from vision.set_learning import StartSetLearner
+    from rules import Position
+    pos = Position.from_fen(args.start_fen) if args.start_fen else Position()
+    board = "".join(pos.piece_at(i) or "." for i in range(90))
+
+    def save(profile) -> None:
+        profile.save(path)
+        say(f"piece set {args.set!r} learnt from the start position, saved to {path}")
+    return StartSetLearner(_make_reader(live), board, args.set, on_profile=save)
 
 
 def _open_source(args: argparse.Namespace, start_s: float = 0.0):
@@ -151,7 +179,7 @@ def _record(args: argparse.Namespace) -> int:
     from board.tracker import TrackerConfig
 
     rec = Recorder(args.out, start_fen=args.start_fen, read_start=args.read_start, resume=args.resume,
-                   clock=clock, notation=args.notation, reader=_make_reader(source.paced), headers=headers,
+                   clock=clock, notation=args.notation, reader=_set_reader(args, source.paced, say), headers=headers,
                    on_line=say,
                    config=TrackerConfig(repetition_rules=args.rules))
     server = start_live(args, args.out, rec)

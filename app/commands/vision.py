@@ -37,6 +37,7 @@ def _read(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a profile fitted for another model
         raise ValueError(f"--set {args.set!r}: {exc}") from None
     obs = reading.observation
+    assert obs.pose is not None  # a photo read always has its board (or raised above)
     board = obs.board_string()
     fen = board_fen(board)
     if args.json:

@@ -35,7 +35,7 @@ def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     crops, labels, groups = list(held_crops), list(held_labels), list(held_groups)
     # empty points: rendered boards with no pieces near them
     import sim
-    empties = []
+    empties: list[np.ndarray] = []
     for seed in (91_001, 91_002, 91_003):
         img, truth = sim.render_still(seed, look=sim.LOOKS[seed % len(sim.LOOKS)], fen="4k4/9/9/9/9/9/9/9/9/4K4")
         c = PieceClassifier().extract(img, truth.homography)
@@ -51,7 +51,7 @@ def known_position_split(labels: np.ndarray, groups: np.ndarray) -> tuple[np.nda
     rng = np.random.default_rng(0)
     fit_groups = sorted(set(g for g in groups if not g.startswith("empty")))[:4] + ["empty0"]
     in_fit = np.isin(groups, fit_groups)
-    chosen = []
+    chosen: list[int] = []
     for letter, n in START_COUNTS.items():
         for c in (letter, letter.lower()):
             cand = np.flatnonzero(in_fit & (labels == CLASSES.index(c)))
@@ -194,17 +194,22 @@ def _real(name: str):
     return next(b for b in load_real_boards() if b.image.name == name)
 
 
+def _photo(path: Path) -> np.ndarray:
+    import cv2
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert img is not None, path
+    return np.asarray(img)
+
+
 @pytest.mark.parametrize("teach, read", [("street_11.jpg", "street_12.jpg"), ("street_16.jpg", "street_13.jpg")])
 def test_a_set_taught_from_one_photo_reads_another_photo_of_it_better(teach: str, read: str) -> None:
-    import cv2
-
     from calibration.piece_profile import profile_from_photo
     from training.board_eval import score_board
     from vision.reader import read_photo
     t, r = _real(teach), _real(read)
-    cal = profile_from_photo(cv2.imread(str(t.image)), t.truth.replace("?", "."), name=t.set_name)
+    cal = profile_from_photo(_photo(t.image), t.truth.replace("?", "."), name=t.set_name)
     assert not cal.turned and cal.profile_accuracy > cal.plain_accuracy
-    img = cv2.imread(str(r.image))
+    img = _photo(r.image)
     plain = score_board(read_photo(img, joint=False).observation.board_string(), r.truth)
     tuned = score_board(read_photo(img, profile=cal.profile).observation.board_string(), r.truth)
     assert tuned.right / tuned.counted >= 0.97
@@ -212,14 +217,45 @@ def test_a_set_taught_from_one_photo_reads_another_photo_of_it_better(teach: str
 
 
 def test_the_photos_orientation_is_found_from_the_stated_position_not_assumed() -> None:
-    import cv2
-
     from calibration.piece_profile import profile_from_photo
     t = _real("street_11.jpg")
-    img = cv2.rotate(cv2.imread(str(t.image)), cv2.ROTATE_180)
+    img = np.ascontiguousarray(_photo(t.image)[::-1, ::-1])
     cal = profile_from_photo(img, t.truth.replace("?", "."), name="turned")
     assert cal.profile_accuracy >= 0.95
     # red's back rank (rank 0) lies at the top of the turned photo
     a0 = cal.homography @ np.array([0.0, 0.0, 1.0])
     a9 = cal.homography @ np.array([0.0, 9.0, 1.0])
     assert a0[1] / a0[2] < a9[1] / a9[2]
+
+
+# --- record --set NAME: the set learnt from the start position while recording ---------------
+START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
+START_BOARD = "RNBAKABNR" + "." * 9 + ".C.....C." + "P.P.P.P.P" + "." * 18 + "p.p.p.p.p" + ".c.....c." + "." * 9 + "rnbakabnr"
+
+
+def test_a_recording_learns_the_set_once_from_its_first_quiet_start_position_frame(vsim) -> None:
+    from vision.reader import BoardReader
+    from vision.set_learning import StartSetLearner
+    img, truth = vsim.still(7301, look="wood", tilt=20, azimuth=10, fen=START_FEN)
+    saved: list[PieceSetProfile] = []
+    learner = StartSetLearner(BoardReader(), START_BOARD, "club", on_profile=saved.append)
+    frame = np.ascontiguousarray(img)
+    for i in range(8):
+        obs = learner.process(frame, i / 10, i)
+    assert learner.done and len(saved) == 1 and saved[0].name == "club"
+    assert learner.profile is saved[0] and learner.reader.profile is saved[0]
+    assert obs.board_string() == truth.board
+
+
+def test_a_board_that_does_not_show_the_start_position_teaches_nothing(vsim) -> None:
+    from vision.reader import BoardReader
+    from vision.set_learning import LearnConfig, StartSetLearner
+    img, truth = vsim.still(7302, look="wood", tilt=20, azimuth=10)   # a random middlegame-like board
+    assert truth.board != START_BOARD
+    saved: list[PieceSetProfile] = []
+    learner = StartSetLearner(BoardReader(), START_BOARD, "club", on_profile=saved.append,
+                              config=LearnConfig(max_frames=4))
+    frame = np.ascontiguousarray(img)
+    for i in range(8):
+        learner.process(frame, i / 10, i)
+    assert learner.done and not saved and learner.reader.profile is None

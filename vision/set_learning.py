@@ -1,0 +1,89 @@
+"""Learning a piece set from a game's known start position while recording.
+
+Why: a recording of a game that starts from a known position holds, in its first quiet frame
+with the board found, a labelled photo of the set under this light: exactly what
+`xqtrack calibrate pieces` asks a user for. So `record --set NAME` teaches the set by itself
+when no profile of that name exists yet, uses it from then on, and hands it back to be saved
+for the next game.
+
+It learns only from a frame that really shows the stated position: the board found, no hand
+over it (the reader's quiet flag), and the plain reading agreeing with the position on which
+points carry a disc (occupancy is read reliably even on unfamiliar sets; identities are not,
+which is what the profile is for). A board that never shows it (a resumed game, pieces
+still being set up) is simply never learnt from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .observation import NUM_POINTS, Observation
+
+if TYPE_CHECKING:
+    from calibration.piece_profile import PieceSetProfile
+
+__all__ = ["LearnConfig", "StartSetLearner"]
+
+
+@dataclass(frozen=True)
+class LearnConfig:
+    """When a frame is trusted to show the start position.
+
+    min_occupancy_agreement: share of the 90 points whose plain reading (disc or no disc) must
+        agree with the stated position.
+    max_frames: frames with the board found after which the learner gives up (the game has
+        moved on; a start position is on the board in the first seconds).
+    """
+
+    min_occupancy_agreement: float = 0.98
+    max_frames: int = 300
+
+
+class StartSetLearner:
+    """Wraps a vision.BoardReader: passes frames through, and on the first quiet frame that
+    shows `board` (90 chars, index order) fits a profile (`BoardReader.adapt`) and calls
+    `on_profile(profile)` once (e.g. to save it)."""
+
+    def __init__(self, reader: Any, board: str, name: str,
+                 on_profile: Callable[["PieceSetProfile"], None] | None = None,
+                 config: LearnConfig = LearnConfig()) -> None:
+        if len(board) != NUM_POINTS:
+            raise ValueError(f"start board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+        self.reader = reader
+        self.board = board
+        self.name = name
+        self.on_profile = on_profile
+        self.config = config
+        self.profile: "PieceSetProfile | None" = None
+        self.done = False
+        self._seen = 0
+        self._occupied = np.array([c != "." for c in board])
+
+    def __getattr__(self, item: str) -> Any:  # everything else is the reader's
+        return getattr(self.reader, item)
+
+    def shows_start(self, obs: Observation) -> bool:
+        """The observation is quiet, has a pose and its occupancy matches the start position."""
+        if obs.pose is None or not obs.quiet or obs.occluded.any():
+            return False
+        occupied = np.asarray(obs.probs).argmax(axis=1) > 0
+        agree = float(np.mean(occupied == self._occupied))
+        # either end may be red's: occupancy of the start position is symmetric anyway
+        return agree >= self.config.min_occupancy_agreement
+
+    def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
+        obs = self.reader.process(frame_bgr, t, frame_index)
+        if self.done or obs.pose is None:
+            return obs
+        self._seen += 1
+        if self._seen > self.config.max_frames:
+            self.done = True
+            return obs
+        if self.shows_start(obs):
+            self.done = True
+            self.profile = self.reader.adapt(frame_bgr, self.board, name=self.name)
+            if self.on_profile is not None:
+                self.on_profile(self.profile)
+        return obs
