@@ -31,8 +31,8 @@ from rules.squares import SQUARE_NAMES
 from rules.formats._replay import PointMove, RawGame, build_game, points_to_slots, slots_to_points
 from rules.formats.errors import DhtmlXqError, GameList, SkippedGame
 
-_BLOCK_RE = re.compile(r"\[(DhtmlXQ(?:iFrame)?)\](.*?)\[/\1\]", re.S | re.I)
-_TAG_RE = re.compile(r"\[DhtmlXQ_([A-Za-z0-9_]+)\](.*?)\[/DhtmlXQ_\1\]", re.S | re.I)
+_BLOCK_TOKEN_RE = re.compile(r"\[(/?)(DhtmlXQ(?:iFrame)?)\]", re.I)
+_TAG_TOKEN_RE = re.compile(r"\[(/?)DhtmlXQ_([A-Za-z0-9_]{1,40})\]", re.I)
 _HTML_TAG_RE = re.compile(r"<[^<>]{0,200}>")
 _STANDARD_BINIT = "8979695949392919097717866646260600102030405060708012720323436383"
 
@@ -62,16 +62,44 @@ def _result(text: str) -> str:
 
 
 def find_blocks(text: str) -> list[tuple[int, str]]:
-    """(offset, body) of every DhtmlXQ block in `text`; a bare tag list counts as one block."""
-    blocks = [(m.start(2), m.group(2)) for m in _BLOCK_RE.finditer(text)]
-    if not blocks and _TAG_RE.search(text):
+    """(offset, body) of every DhtmlXQ block in `text`; a bare tag list counts as one block.
+
+    One pass over the bracket tokens (no backtracking regex), so a page full of unclosed tags
+    costs linear time.
+    """
+    blocks = []
+    open_name, open_end = "", -1
+    for m in _BLOCK_TOKEN_RE.finditer(text):
+        closing, name = m.group(1) == "/", m.group(2).lower()
+        if not closing and open_end < 0:
+            open_name, open_end = name, m.end()
+        elif closing and open_end >= 0 and name == open_name:
+            blocks.append((open_end, text[open_end:m.start()]))
+            open_end = -1
+    if not blocks and _TAG_TOKEN_RE.search(text):
         blocks = [(0, text)]
     return blocks
 
 
+def _tags(body: str) -> dict[str, tuple[int, str]]:
+    """tag name (lower case) -> (offset of its value, raw value); the first of each name wins."""
+    tags: dict[str, tuple[int, str]] = {}
+    opened: dict[str, int] = {}
+    for m in _TAG_TOKEN_RE.finditer(body):
+        name = m.group(2).lower()
+        if m.group(1) != "/":
+            opened.setdefault(name, m.end())
+        elif name in opened:
+            start = opened.pop(name)
+            tags.setdefault(name, (start, body[start:m.start()]))
+    return tags
+
+
 def looks_like_dhtmlxq(text: str) -> bool:
     """Does `text` hold a DhtmlXQ block (wrapped or bare)?"""
-    return bool(_BLOCK_RE.search(text) or re.search(r"\[DhtmlXQ_(movelist|binit|fen)\]", text, re.I))
+    lowered = text.lower()
+    return "[dhtmlxq]" in lowered or "[dhtmlxqiframe]" in lowered or any(
+        f"[dhtmlxq_{tag}]" in lowered for tag in ("movelist", "binit", "fen"))
 
 
 def read_dhtmlxq(text: str, source: str | None = None) -> GameList:
@@ -94,9 +122,7 @@ def read_dhtmlxq(text: str, source: str | None = None) -> GameList:
 
 def read_block(body: str, base: int = 0, source: str | None = None) -> Game:
     """One block's game; DhtmlXqError names the tag, the character offset and what was expected."""
-    tags: dict[str, tuple[int, str]] = {}
-    for m in _TAG_RE.finditer(body):
-        tags.setdefault(m.group(1).lower(), (base + m.start(2), _clean(m.group(2))))
+    tags = {name: (base + at, _clean(value)) for name, (at, value) in _tags(body).items()}
     headers = {}
     for tag, name in _HEADER_TAGS:
         if tag in tags and tags[tag][1]:

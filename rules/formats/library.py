@@ -41,7 +41,11 @@ def _detect(data: bytes, source: str | None = None) -> tuple[str, str]:
     fmt = _binary_format(data, source)
     if fmt != "text":
         return fmt, ""
-    text = decode_game_file(data, source or "game file")
+    try:
+        text = decode_game_file(data, "text")
+    except PgnError as exc:
+        raise UnknownFormatError(f"none of the game-file formats (XQF, CBR, CBL, CBF, DhtmlXQ, PGN): "
+                                 f"{str(exc).removeprefix('text: ')}", source=source, offset=0) from None
     return ("dhtmlxq" if dhtmlxq.looks_like_dhtmlxq(text) else "pgn"), text
 
 
