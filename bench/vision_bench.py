@@ -1,10 +1,11 @@
-"""Vision benchmark: per-frame pipeline time, full photo read, classifier time, board-finding accuracy.
+"""Vision benchmark: per-frame pipeline time, full photo read, classifier time, board-finding and piece accuracy.
 
 Run from the repository root:  .venv/bin/python bench/vision_bench.py [--stills 24] [--frames 60]
 
 Everything runs on ONE thread (OpenCV and onnxruntime), as the targets are per core. Times are
 reported as wall time and as process CPU time: on a busy shared machine the CPU time is the
-fairer figure. Material comes from the repo's own sim (no data needed).
+fairer figure. Material comes from the repo's own sim, and for piece reading on real sets from the
+photos labelled by eye in tests/data/real_boards (plain, joint assignment, with a set profile).
 """
 from __future__ import annotations
 
@@ -167,6 +168,54 @@ def bench_accuracy(n: int, first_seed: int) -> None:
           f"max point error median {statistics.median(errs) if errs else float('nan'):.2f} px")
 
 
+def bench_real_boards(model: str | None = None) -> None:
+    """Piece reading on real photos of sets never trained on (tests/data/real_boards, labelled by eye).
+
+    plain = each point on its own; joint = the board read as a whole (set counts, game placement;
+    what `xqtrack read` prints); profile = joint, with the set taught (`calibrate pieces`) from
+    ANOTHER photo of the same set (sets with one photo are left out of that row). Points marked '?'
+    in the labels are not counted. Also the joint assignment's own time per photo.
+    """
+    from calibration.piece_profile import profile_from_photo
+    from training.board_eval import load_real_boards, score_board
+    from vision.assignment import read_jointly
+    from vision.reader import read_photo
+    boards = load_real_boards()
+    rows: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in ("plain", "joint", "profile")}
+    t_joint: list[float] = []
+
+    def add(key: str, board: str, truth: str) -> None:
+        sc = score_board(board, truth)
+        r = rows[key]
+        r[0] += sc.right
+        r[1] += sc.counted
+        r[2] += int(sc.perfect)
+        r[3] += 1
+
+    images = {b.image: cv2.imread(str(b.image), cv2.IMREAD_COLOR) for b in boards}
+    for b in boards:
+        plain = read_photo(images[b.image], model, joint=False).observation
+        add("plain", plain.board_string(), b.truth)
+        jr, _, c = _timed(read_jointly, plain.probs)
+        t_joint.append(c)
+        add("joint", read_photo(images[b.image], model).observation.board_string(), b.truth)
+    for teach in boards:
+        others = [b for b in boards if b.set_name == teach.set_name and b is not teach]
+        if not others:
+            continue
+        cal = profile_from_photo(images[teach.image], teach.truth.replace("?", "."), name=teach.set_name,
+                                 model_path=model)
+        for b in others:
+            add("profile", read_photo(images[b.image], model, profile=cal.profile).observation.board_string(), b.truth)
+    sets = sorted({b.set_name for b in boards})
+    print(f"  real photos of {len(sets)} sets never trained on ({len(boards)} photos, labelled by eye):")
+    for k, (right, counted, perfect, n) in rows.items():
+        if counted:
+            print(f"    {k:<8s} {right / counted * 100:6.2f} % of points ({counted - right} wrong of {counted}), "
+                  f"boards perfect {perfect}/{n}")
+    print(f"    joint assignment alone: CPU median {statistics.median(t_joint) * 1000:.2f} ms per photo")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=120, help="frames per video benchmark (enough for a move to settle)")
@@ -194,6 +243,8 @@ def main(argv=None) -> int:
         bench_classifier(args.model)
     print("accuracy:")
     bench_accuracy(args.stills, 1000)
+    if classify:
+        bench_real_boards(args.model)
     return 0
 
 

@@ -21,7 +21,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -73,6 +73,20 @@ def _file_id(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+
+def import_onnxruntime() -> Any:
+    """onnxruntime with its telemetry off. Since 1.2x its Linux build writes a device id and an
+    event database under ~/.cache/Microsoft and uploads usage events unless ORT_DISABLE_TELEMETRY
+    is set before the library loads; nothing of ours may phone home or write outside the folders
+    a user gives, so the product sets it itself (a user's explicit value is kept)."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+    try:
+        ort.disable_telemetry_events()
+    except AttributeError:  # builds without the knob have no telemetry to disable
+        pass
+    return ort
+
 class PieceClassifier:
     """Runs the pieces ONNX model on point crops.
 
@@ -93,7 +107,7 @@ class PieceClassifier:
     def __init__(self, model_path: str | os.PathLike | None = None,
                  profile: "PieceSetProfile | None" = None, threads: int = 1, tta: bool = True,
                  tta_below: float | None = None) -> None:
-        import onnxruntime as ort  # imported here so importing vision stays cheap
+        ort = import_onnxruntime()  # imported here so importing vision stays cheap
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
         if not path.is_file():
