@@ -47,7 +47,10 @@ def bench_video(width: int, height: int, frames: int, seed: int, classify: bool,
         if len(clip) >= frames:
             break
     reader = BoardReader(model_path=model, classify=classify)
-    walls, cpus, quiet_w, busy_w = [], [], [], []
+    walls: list[float] = []
+    cpus: list[float] = []
+    quiet_w: list[float] = []
+    busy_w: list[float] = []
     reclass = 0
     for i, (fr, tr) in enumerate(clip):
         before = reader.probs.copy()
@@ -192,7 +195,12 @@ def bench_real_boards(model: str | None = None) -> None:
         r[2] += int(sc.perfect)
         r[3] += 1
 
-    images = {b.image: cv2.imread(str(b.image), cv2.IMREAD_COLOR) for b in boards}
+    images: dict[Path, np.ndarray] = {}
+    for b in boards:
+        img = cv2.imread(str(b.image), cv2.IMREAD_COLOR)
+        if img is None:
+            raise FileNotFoundError(f"{b.image}: missing or not an image")
+        images[b.image] = np.asarray(img)
     for b in boards:
         plain = read_photo(images[b.image], model, joint=False).observation
         add("plain", plain.board_string(), b.truth)
