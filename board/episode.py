@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rules import Side
+
 
 @dataclass
 class Settled:
@@ -93,12 +95,6 @@ class Episode:
         self.first_disturbed[first] = frame_index
 
 
-# Where the players' shoulders roughly are, in board-plane units: red sits
-# beyond rank 0, black beyond rank 9. The covered point farthest from the
-# shoulder is where the fingertips are.
-SHOULDER = {"red": (4.0, -9.0), "black": (4.0, 18.0)}
-
-
 @dataclass
 class Dwell:
     """The fingertips resting over one point for a while."""
@@ -139,7 +135,7 @@ def _largest_component(covered: np.ndarray) -> np.ndarray:
     return np.array(sorted(best), dtype=np.int64)
 
 
-def fingertips(covered: np.ndarray, side: str, all_ties: bool = False):
+def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
     """The point of the hand's region that leads its reach from `side`'s edge.
 
     The leading rank is the one farthest into the board from the player's edge; across
@@ -152,7 +148,7 @@ def fingertips(covered: np.ndarray, side: str, all_ties: bool = False):
     covered = _largest_component(np.asarray(covered))
     x = covered % 9
     y = covered // 9
-    depth = y if side == "red" else 9 - y
+    depth = y if side == Side.RED else 9 - y
     lead = depth == depth.max()
     near = depth >= depth.max() - 1
     cx = float(x[near].mean())
@@ -182,7 +178,7 @@ def fingertips(covered: np.ndarray, side: str, all_ties: bool = False):
     return out
 
 
-def reach(episode: Episode, side: str) -> int:
+def reach(episode: Episode, side: Side) -> int:
     """How far `side`'s fingertips travelled over the board in the episode (king steps
     between the two farthest fingertip points): a hand going to one piece stays
     local, an arm sweeping across the board does not."""
@@ -194,7 +190,7 @@ def reach(episode: Episode, side: str) -> int:
     return int(max(xs.max() - xs.min(), ys.max() - ys.min()))
 
 
-def _attributed(episode: Episode, side: str) -> list:
+def _attributed(episode: Episode, side: Side) -> list:
     resting = episode.before.covered
     frames = []
     for f, t, c in episode.covered:
@@ -206,13 +202,13 @@ def _attributed(episode: Episode, side: str) -> list:
         ranks = hand // 9
         # a hand reaches in from its player's side: red's region runs down to
         # red's edge (rank 0), black's up to rank 9
-        if (side == "red" and ranks.min() > 2) or (side == "black" and ranks.max() < 7):
+        if (side == Side.RED and ranks.min() > 2) or (side == Side.BLACK and ranks.max() < 7):
             continue
         frames.append((f, t, hand))
     return frames
 
 
-def dwells(episode: Episode, side: str, min_s: float = 0.28) -> list[Dwell]:
+def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
 
     A hand reaching for a piece slows down and rests on it; an arm sweeping

@@ -361,7 +361,7 @@ class ClockEvent:
         """The journal's view of a clock link event (firmware_bridge.ClockEvent-like) at source time `t`."""
         side = getattr(cev, "side", None)
         return cls(t, ply, str(cev.kind), _side_or_none(side),
-                   {Side.RED.value: int(cev.remaining_ms[0]), Side.BLACK.value: int(cev.remaining_ms[1])},
+                   {s.value: int(cev.remaining_ms[s.clock_index]) for s in Side},
                    getattr(cev, "seq", None), getattr(cev, "boot_id", None), getattr(cev, "clock_ms", None))
 
     def to_dict(self) -> dict[str, Any]:

@@ -48,11 +48,6 @@ QUIET, ACTIVE = Phase.QUIET, Phase.ACTIVE
 IN_SYNC, OUT_OF_SYNC, ILLEGAL = SyncState.IN_SYNC, SyncState.OUT_OF_SYNC, SyncState.ILLEGAL
 
 
-def side_name(color: str) -> str:
-    """The journal word ("red"/"black") of FEN's side letter ("w"/"b")."""
-    return Side.from_fen(color).value
-
-
 def placement_fen(classes: np.ndarray) -> str:
     """FEN placement (rank 9 first) of a 90-point class array."""
     return placement_from_points("".join(CLASS_LETTERS[int(c)] for c in classes))
