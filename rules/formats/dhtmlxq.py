@@ -192,7 +192,7 @@ def _moves(at: int, value: str, source: str | None) -> list[PointMove]:
     if digits and not digits.isdigit() or len(digits) % 4:
         bad = next((i for i, c in enumerate(digits) if not c.isdigit()), len(digits) - len(digits) % 4)
         raise DhtmlXqError(f"[DhtmlXQ_movelist] is not four digits per move: {digits[bad:bad + 8]!r} "
-                           f"at character {bad} (expected from-file from-row to-file to-row)",
+                           f"in move {bad // 4 + 1} (expected from-file from-row to-file to-row)",
                            source=source, offset=at + bad)
     moves = []
     for i in range(0, len(digits), 4):

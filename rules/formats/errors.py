@@ -20,6 +20,7 @@ class GameFileError(PgnError):
     """
 
     format_name = "game file"
+    offset_unit = "byte"      # text formats count characters of the decoded text
 
     def __init__(self, message: str, *, source: str | None = None, game_index: int | None = None,
                  ply: int | None = None, offset: int | None = None, token: str | None = None,
@@ -39,7 +40,7 @@ class GameFileError(PgnError):
         if ply is not None:
             where.append(f"ply {ply + 1}")
         if offset is not None:
-            where.append(f"byte {offset}")
+            where.append(f"{self.offset_unit} {offset}")
         return f"{', '.join(where)}: {message}"
 
     def located(self, *, source: str | None = None, game_index: int | None = None,
@@ -73,6 +74,7 @@ class DhtmlXqError(GameFileError):
     """A DhtmlXQ / UBB block that cannot be read."""
 
     format_name = "DhtmlXQ"
+    offset_unit = "character"
 
 
 class UnknownFormatError(GameFileError):

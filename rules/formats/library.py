@@ -54,7 +54,7 @@ def _binary_format(data: bytes, source: str | None) -> str:
         return "cbl"
     if data.startswith(ccbridge.RECORD_MAGIC):
         return "cbr"
-    if data.startswith(xqf.MAGIC) and len(data) >= xqf.HEADER_SIZE and b"\x00" in data[:xqf.HEADER_SIZE]:
+    if data.startswith(xqf.MAGIC) and b"\x00" in data[:xqf.HEADER_SIZE]:     # binary, even if cut short
         return "xqf"
     if cbf.looks_like_cbf(data[:4096]):
         return "cbf"

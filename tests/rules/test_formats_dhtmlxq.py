@@ -61,12 +61,12 @@ def test_a_page_with_a_broken_block_keeps_the_other_games():
     games = read_games(page.encode("utf-8"), "page.html")
     assert len(games) == 2 and [s.game_number for s in games.skipped] == [2]
     message = games.skipped[0].message
-    assert message.startswith("page.html, DhtmlXQ, game 2, ply 2, byte ")
+    assert message.startswith("page.html, DhtmlXQ, game 2, ply 2, character ")
     assert "no piece on h2" in message
 
 
 def test_a_single_broken_block_is_one_clear_error():
-    with pytest.raises(DhtmlXqError, match=r"game 1, byte \d+: \[DhtmlXQ_movelist\] is not four digits per move: 'x'"):
+    with pytest.raises(DhtmlXqError, match=r"game 1, character 31: \[DhtmlXQ_movelist\] is not four digits per move: 'x'"):
         read_dhtmlxq("[DhtmlXQ][DhtmlXQ_movelist]7747x[/DhtmlXQ_movelist][/DhtmlXQ]")
     with pytest.raises(DhtmlXqError, match=r"\[DhtmlXQ_binit\] has 6 characters"):
         read_dhtmlxq("[DhtmlXQ][DhtmlXQ_binit]123456[/DhtmlXQ_binit][/DhtmlXQ]")
