@@ -75,10 +75,11 @@ def _pgn_clocks(out_dir: Path | None) -> list[str | None]:
     """Each ply's %clk exactly as game.pgn writes it (None where the PGN has none)."""
     if out_dir is None or not (out_dir / PGN_NAME).exists():
         return []
+    from rules import RulesError
+    from rules.pgn import format_clock, read_pgn_file
     try:
-        from rules.pgn import format_clock, read_pgn_file
         games = read_pgn_file(out_dir / PGN_NAME)
-    except Exception:
+    except RulesError:   # unreadable or damaged game.pgn (PgnError): the page shows no clocks
         return []
     if not games:
         return []

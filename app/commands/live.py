@@ -112,13 +112,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _rule(args: argparse.Namespace) -> int:
     from live.rulings import Ruling, record_ruling
+    from runtime.journal import JournalError
     from runtime.review import write_review
 
     decision = "upheld" if args.uphold else "dismissed"
     line = record_ruling(args.dir, Ruling(args.incident, decision, args.note or "", by="cli"))
     try:
         write_review(args.dir)
-    except Exception as exc:  # the ruling is journalled; the page can be rebuilt later
+    except (OSError, JournalError) as exc:  # the ruling is journalled; the page can be rebuilt later
         print(f"xqtrack rule: warning: review.html not rewritten: {exc}", file=sys.stderr)
     print(f"incident {line['incident']}: {decision}" + (f" ({line['note']})" if line.get("note") else ""))
     return 0
