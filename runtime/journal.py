@@ -17,9 +17,11 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
-from rules import Move, Position
+from rules import Move, Position, RulesError
+
+T = TypeVar("T")
 
 EVENTS_NAME = "events.jsonl"
 PGN_NAME = "game.pgn"
@@ -196,6 +198,18 @@ class Journal:
             self._append(data)
         return line
 
+    def write_file(self, write: "Callable[[], T]") -> "T":
+        """Run `write` (a record file such as game.pgn); on a full disk release the reserve and
+        run it again, so the files derived from the journal stay as whole as the journal."""
+        try:
+            return write()
+        except OSError as exc:
+            if exc.errno not in DISK_FULL_ERRNOS or not self._reserve.exists():
+                raise
+            self._release_reserve()
+            self.disk_full = True
+            return write()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -321,7 +335,7 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
             try:
                 m = Move.from_iccs(e["iccs"])
                 pos.push(m)
-            except Exception as exc:
+            except (KeyError, RulesError) as exc:   # no iccs, or a move that is not legal here
                 raise JournalError(f"{path}: move at ply {ply} ({e.get('iccs')!r}) does not follow: {exc}") from None
             moves.append(m)
             clocks.append(restated_clocks.pop(0) if e.get("corrected") and restated_clocks else None)
@@ -358,9 +372,9 @@ def write_game_pgn(out_dir: str | os.PathLike[str], headers: dict[str, str], sta
     if fen is not None:
         hdr["FEN"] = fen
     n = len(moves)
-    clocks = list(clocks_ms) if clocks_ms is not None else [None] * n
+    clocks: list[int | None] = list(clocks_ms) if clocks_ms is not None else [None] * n
     clocks += [None] * (n - len(clocks))
-    notes = list(comments) if comments is not None else [None] * n
+    notes: list[str | None] = list(comments) if comments is not None else [None] * n
     notes += [None] * (n - len(notes))
     game = Game(headers=hdr, start_fen=fen, moves=list(moves), clocks_ms=clocks[:n], comments=notes[:n],
                 result=result)

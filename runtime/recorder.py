@@ -13,13 +13,17 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rules import Move, Position
 
-from board.events import Event, IncidentEvent, MoveEvent, TrackingEvent
+from board.events import Event, GameEndEvent, IncidentEvent, MoveEvent, TrackingEvent
+from board.sync import SyncState
 from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
+
+if TYPE_CHECKING:
+    from .evidence import EvidenceStore
 
 
 class RecordError(RuntimeError):
@@ -128,7 +132,7 @@ class Recorder:
             from board.clockref import ClockReferee
             self.referee = ClockReferee()
             clock.subscribe(self.clock_queue.put)
-        self.evidence = None
+        self.evidence: EvidenceStore | None = None
         self._evidence_on = evidence
         # incident ids (1, 2, 3…, the arbiter's handle: `xqtrack rule DIR ID`) go on after a resume
         self._n_incident = sum(1 for e in game.events if e.get("type") == "incident") if resume else 0
@@ -235,8 +239,8 @@ class Recorder:
             if out is not None:
                 result = out.result
         clocks = self.clocks_ms if any(c is not None for c in self.clocks_ms) else None
-        write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen, self.tracker.moves,
-                       clocks, result, self.notation)
+        self.journal.write_file(lambda: write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen,
+                                                       self.tracker.moves, clocks, result, self.notation))
 
     def _handle(self, ev: Event, image=None, homography=None) -> None:
         if isinstance(ev, IncidentEvent):
@@ -271,10 +275,9 @@ class Recorder:
             extra = " (inferred: the camera missed it)" if ev.inferred else ""
             self.on_line(f"{n:3d}{dots} {ev.san}  [{ev.iccs}]  t={line['t']:.1f} s{extra}")
             pos = self.tracker.position
-            if pos is not None and pos.outcome() is not None and ev.ply == self.tracker.ply:
-                out = pos.outcome()
-                self._write_dict({"type": "game_end", "t": ev.t, "ply": ev.ply, "reason": out.reason,
-                                  "result": out.result})
+            out = pos.outcome() if pos is not None else None
+            if out is not None and ev.ply == self.tracker.ply:
+                self._write_dict(GameEndEvent(ev.t, ev.ply, out.result, out.reason).to_dict())
                 self.on_line(f"  game over: {out.result} ({out.reason})")
             if self.referee is not None:
                 for cev in self.referee.on_move(ev):
@@ -342,7 +345,7 @@ class Recorder:
                     from .console import board_text
                     last = self.tracker.moves[-1].iccs() if self.tracker.moves else None
                     live_view(board_text(self.tracker.position, last, self.last_clock_ms,
-                                         "" if self.tracker.sync == "in_sync" else self.tracker.sync.replace("_", " ")))
+                                         "" if self.tracker.sync == SyncState.IN_SYNC else self.tracker.sync.replace("_", " ")))
         except KeyboardInterrupt:
             ended, message = "interrupted", "interrupted; everything recorded so far is kept"
         except Exception as exc:  # noqa: BLE001 — whatever broke the loop, the record below is finished and kept
@@ -369,13 +372,13 @@ class Recorder:
                 self._write_pgn()
             try:
                 from .review import write_review
-                write_review(self.out_dir)
+                self.journal.write_file(lambda: write_review(self.out_dir))
             except OSError as exc:
                 print(f"xqtrack: warning: review page not written: {exc}", file=sys.stderr)
             self.journal.close()
         return RecordSummary(self.out_dir, list(self.moves_found), list(self.incidents), n, video_s,
                              time.monotonic() - t_wall, ended, message,
-                             self.tracker.sync != "in_sync", list(self.all_events),
+                             self.tracker.sync != SyncState.IN_SYNC, list(self.all_events),
                              int(getattr(frames, "dropped", 0) or 0))
 
     def _drain_clock(self, t: float) -> None:
@@ -390,7 +393,7 @@ class Recorder:
             t_ev = float(getattr(cev, "host_time", 0.0) or 0.0) - self.host_t0 if self.host_t0 is not None else t
             t_ev = min(max(t_ev, 0.0), t) if t_ev > 0 else t
             self.last_clock_ms = self.referee.snapshot(cev) or self.last_clock_ms
-            self._write_dict({"type": "clock", "t": t_ev, "ply": self.tracker.ply, **self.referee.to_dict(cev)})
+            self._write_dict(self.referee.event(cev, t_ev, self.tracker.ply).to_dict())
             for ev in self.referee.on_clock(cev, t_ev, self.tracker.ply):
                 self._handle(ev)
         for ev in self.referee.tick(t, self.tracker.ply):
