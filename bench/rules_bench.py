@@ -1,6 +1,7 @@
 """Rules engine speed: perft and legal-move generation, side by side with Fairy-Stockfish (pyffish).
 
 Run from the repository root:  python bench/rules_bench.py [--perft5] [--positions N] [--no-sf]
+                               python bench/rules_bench.py --formats-only   (game-file reading only)
 
 Figures printed:
 - perft(3) and perft(4) from the start (bulk counting at the leaves), seconds and nodes/s; with
@@ -12,6 +13,10 @@ Figures printed:
 - legal moves per position, microseconds, over positions from the real games in
   tests/data/games/games.jsonl: ours on a ready Position, ours including FEN parsing (the fair
   comparison with pyffish, whose API takes a FEN), and pyffish.
+- game-file reading speed, games/s and plies/s, per format (rules/formats; every move is replayed
+  and checked): the real 188-game CCBridge library (CBL) and its games as single CBR records, and
+  libraries written by xqtrack's own writers from the 613 games of games.jsonl: one PGN file
+  (ICCS and Chinese notation), one DhtmlXQ page, and 613 XQF and CBF records.
 Times are CPU seconds of this process (time.process_time), best of a few repeats, so that a
 shared, loaded machine does not inflate them; perft(4) also shows wall-clock seconds. The ratio
 column is xqtrack time / pyffish time (below 1 = xqtrack is faster).
@@ -151,6 +156,58 @@ def game_positions(limit: int) -> list[Position]:
     return positions[:limit]
 
 
+def _jsonl_games() -> list:
+    from rules.pgn import Game
+
+    games = []
+    for line in (ROOT / "tests" / "data" / "games" / "games.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        games.append(Game(headers=dict(row["headers"]), start_fen=row["start_fen"],
+                          moves=[Move.from_iccs(t) for t in row["moves_iccs"]], result=row["result"]))
+    return games
+
+
+def format_reading_rows(repeats: int) -> list[tuple[str, int, int, float]]:
+    """(label, games, plies, CPU seconds) of reading each game-file format (see the docstring)."""
+    from rules.formats import read_games, write_games
+    from rules.formats.ccbridge import LIBRARY_BLOCK, RECORD_MAGIC
+
+    cbl = (ROOT / "tests" / "data" / "games" / "club_formats" / "1981年承德十一省市邀请赛188局.CBL").read_bytes()
+    first = cbl.find(RECORD_MAGIC)
+    starts = [at for at in range(first, len(cbl), LIBRARY_BLOCK) if cbl.startswith(RECORD_MAGIC, at)]
+    cbrs = [cbl[a:b] for a, b in zip(starts, starts[1:] + [len(cbl)])]
+    games = _jsonl_games()
+    plies = sum(len(g.moves) for g in games)
+    cbl_plies = sum(len(g.moves) for g in read_games(cbl))
+    cases = [
+        ("CBL library (real, 188 games)", [cbl], 188, cbl_plies),
+        ("CBR records (the same 188 games)", cbrs, 188, cbl_plies),
+        ("PGN library, ICCS (H2-E2), generated", [write_games(games, "pgn", notation="iccs")], len(games), plies),
+        ("PGN library, Chinese notation, generated", [write_games(games, "pgn", notation="chinese")], len(games), plies),
+        ("DhtmlXQ page, generated", [write_games(games, "dhtmlxq")], len(games), plies),
+        ("XQF records (keyed, v0x12), generated", [write_games([g], "xqf") for g in games], len(games), plies),
+        ("CBF records, generated", [write_games([g], "cbf") for g in games], len(games), plies),
+    ]
+    rows = []
+    for label, blobs, n_games, n_plies in cases:
+        def read_all(blobs=blobs):
+            return sum(len(read_games(b)) for b in blobs)
+        seconds, read = best_of(read_all, repeats)
+        assert read == n_games, (label, read, n_games)
+        rows.append((label, n_games, n_plies, seconds))
+    return rows
+
+
+def print_format_rows(repeats: int) -> None:
+    rows = format_reading_rows(repeats)
+    width = max(len(r[0]) for r in rows)
+    print(f"\ngame-file reading (rules/formats, every move replayed and checked), CPU s best of {repeats}")
+    print(f"{'format':<{width}}  {'games':>6}  {'plies':>7}  {'games/s':>9}  {'plies/s':>9}")
+    print("-" * (width + 41))
+    for label, n_games, n_plies, seconds in rows:
+        print(f"{label:<{width}}  {n_games:>6}  {n_plies:>7}  {n_games / seconds:>9.0f}  {n_plies / seconds:>9.0f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--perft5", action="store_true", help="also time perft(5) from the start (~1-2 min)")
@@ -160,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-reference", type=Path, metavar="PATH",
                     help="write pyffish legal-move sets for test positions to PATH and exit")
     ap.add_argument("--sf-perft4", action="store_true", help="also run pyffish perft(4) (minutes)")
+    ap.add_argument("--formats-only", action="store_true", help="only the game-file reading speed")
     args = ap.parse_args(argv)
+    if args.formats_only:
+        print_format_rows(args.repeats)
+        return 0
 
     try:
         import pyffish as sf  # type: ignore
@@ -244,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<{width}}  {a:>12}  {b:>12}  {r:>6}")
     print("ratio = xqtrack / pyffish (time rows: below 1 = xqtrack faster; nodes/s rows: above 1 = xqtrack "
           "faster).\npyffish perft = Python recursion over sf.legal_moves(fen, moves); times are CPU seconds.")
+    print_format_rows(args.repeats)
     return 0
 
 
