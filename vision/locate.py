@@ -456,14 +456,15 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (
         sc = vals[:, :, n - 1].copy()
         sc[(offs[None, :] + spacings[:, None] * (n - 1) >= bins) | (spacings[:, None] > bins / (n - 1))] = -1
         kbest = np.argpartition(-sc, npick, axis=1)[:, :npick]
-        cands = [Comb(float(offs[k]), float(spacings[si]), float(sc[si, k]))
+        # (offset, spacing, score) of every coarse candidate: thousands, so plain tuples here
+        cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
                  for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
-        cands.sort(key=lambda c: -c.score)
+        cands.sort(key=lambda c: -c[2])
         picked: list[Comb] = []
-        for c in cands:
-            if all(abs(c.spacing - q.spacing) > cfg.same_spacing * q.spacing
-                   or abs(c.offset - q.offset) > cfg.same_offset * q.spacing for q in picked):
-                picked.append(c)
+        for o, s_, score in cands:
+            if all(abs(s_ - q.spacing) > cfg.same_spacing * q.spacing
+                   or abs(o - q.offset) > cfg.same_offset * q.spacing for q in picked):
+                picked.append(Comb(o, s_, score))
             if len(picked) >= top:
                 break
         # fine: polish each pick locally on a sharp histogram
