@@ -90,3 +90,12 @@ def test_adjudicate_reads_a_club_format():
     done = xqtrack("adjudicate", str(CLUB / "test2.cbr"))
     assert done.returncode == 0, done.stderr.decode()
     assert '"ruling": "none"' in done.stdout.decode()
+
+
+def test_sim_loads_its_game_from_any_club_format():
+    from app.commands.sim import _load_game
+
+    fen, moves = _load_game(LIBRARY, None, 3)
+    assert fen is None and moves == [m.iccs() for m in read_game_file(LIBRARY)[2].moves]
+    fen, moves = _load_game(CLUB / "forum_post_iframe.txt", None, 1)
+    assert fen == "4k4/9/9/9/9/9/9/9/4A4/4K4 b - - 0 1" and moves == ["e9d9", "e1f2", "d9d8"]
