@@ -52,8 +52,9 @@ def read_cbf(data: bytes, source: str | None = None) -> Game:
     if b"<!DOCTYPE" in data[:4096].upper() or b"<!ENTITY" in data.upper():
         raise CbfError("the XML declares a DTD or entities (a CBF record has none)", source=source,
                        offset=data.upper().find(b"<!"))
+    document = _for_expat(data, source)
     try:
-        root = ET.fromstring(data)
+        root = ET.fromstring(document)
     except ET.ParseError as exc:
         line, col = exc.position
         raise CbfError(f"not well-formed XML at line {line}, column {col + 1} ({exc.msg if hasattr(exc, 'msg') else exc})",
@@ -96,6 +97,25 @@ def read_cbf(data: bytes, source: str | None = None) -> Game:
         if first is not None and first.isupper() != (raw.turn == "w"):
             raw.turn = None     # the FEN's side is contradicted by the first move: trust the move
     return build_game(raw, CbfError, source)
+
+
+_DECLARATION_RE = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["'][^>]*\?>""")
+_EXPAT_ENCODINGS = {"utf-8", "utf8", "utf-16", "utf16", "us-ascii", "ascii", "iso-8859-1", "latin-1", "latin1"}
+
+
+def _for_expat(data: bytes, source: str | None) -> bytes | str:
+    """The record as the XML parser can take it: a Chinese code page (GB2312, GBK, Big5) that
+    the parser does not know is decoded here (GB2312/GBK as their superset GB18030)."""
+    m = _DECLARATION_RE.match(data)
+    if not m or m.group(1).decode("ascii").lower() in _EXPAT_ENCODINGS:
+        return data
+    name = m.group(1).decode("ascii").lower()
+    codec = "gb18030" if name in ("gb2312", "gbk", "gb18030", "x-gbk") else name
+    try:
+        return data[m.end():].decode(codec)
+    except (LookupError, UnicodeDecodeError) as exc:
+        raise CbfError(f"the record declares encoding {name!r} but cannot be read in it ({exc})",
+                       source=source, offset=m.start(1)) from None
 
 
 def _cbf_point(sq: int) -> str:

@@ -60,3 +60,24 @@ def test_written_cbf_reads_back_the_same_game():
         assert again.headers[tag] == pgn.headers[tag]
     study = Game(start_fen="4k4/9/9/9/9/9/9/9/4A4/3AK4 b - - 0 1", moves=[Move.from_iccs("e9d9")])
     assert read_cbf(write_cbf(study)).start_position().fen() == study.start_position().fen()
+
+
+@pytest.mark.parametrize("encoding, codec", [("GB2312", "gb18030"), ("GBK", "gbk"), ("UTF-16", "utf-16")])
+def test_a_cbf_in_a_chinese_code_page_or_utf16_reads_the_same(encoding, codec):
+    pgn = read_pgn_file(GAME_02)[0]
+    text = write_cbf(pgn).decode("utf-8").replace('encoding="UTF-8"', f'encoding="{encoding}"')
+    again = read_game_file_bytes(text.encode(codec))
+    assert again.moves == pgn.moves and again.headers["Site"] == "北京中国科技馆"
+
+
+def test_a_cbf_declaring_an_unknown_encoding_says_so():
+    with pytest.raises(CbfError, match="x.cbf, CBF, byte 30: the record declares encoding 'nosuch'"):
+        read_cbf(b'<?xml version="1.0" encoding="nosuch"?><ChineseChessRecord/>', "x.cbf")
+
+
+def read_game_file_bytes(data: bytes) -> Game:
+    from rules.formats import read_games
+
+    games = read_games(data)
+    assert games.format == "cbf"
+    return games[0]
