@@ -118,6 +118,7 @@
     body.dataset.ply = st.ply;
     body.dataset.lastMove = st.last_move || "";
     body.dataset.sync = st.sync;
+    body.classList.toggle("no-clock", !st.clocks);
     xq.applied[st.seq] = Date.now();
   }
 
