@@ -24,6 +24,23 @@ class CameraCalibrationError(ValueError):
     """The calibration could not be made or the file is not a camera calibration."""
 
 
+def intrinsics_problem(K: np.ndarray, dist: np.ndarray, width: int, height: int) -> str | None:
+    """Why K and dist cannot describe a real camera (None when they can).
+
+    A zero or NaN focal length would turn every undistorted frame black or into NaNs without any
+    error from OpenCV; a principal point far outside the image means a file for another camera."""
+    if not np.all(np.isfinite(K)) or not np.all(np.isfinite(dist)):
+        return "K or dist holds NaN or infinite numbers"
+    fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
+    if fx <= 0 or fy <= 0:
+        return f"focal lengths fx={fx:g}, fy={fy:g} must be positive (pixels)"
+    if K[1, 0] != 0 or K[2, 0] != 0 or K[2, 1] != 0 or K[2, 2] != 1:
+        return "K is not a pinhole camera matrix (expected [[fx, s, cx], [0, fy, cy], [0, 0, 1]])"
+    if not (-0.5 * width <= cx <= 1.5 * width and -0.5 * height <= cy <= 1.5 * height):
+        return f"principal point ({cx:g}, {cy:g}) lies far outside the {width}x{height} image"
+    return None
+
+
 @dataclass
 class CameraIntrinsics:
     """Pinhole matrix K (3x3), OpenCV distortion (k1 k2 p1 p2 k3), image size and fit quality."""
@@ -42,6 +59,9 @@ class CameraIntrinsics:
         self.dist = np.asarray(self.dist, dtype=np.float64).ravel()
         if self.width <= 0 or self.height <= 0:
             raise CameraCalibrationError(f"camera calibration: bad image size {self.width}x{self.height}")
+        problem = intrinsics_problem(self.K, self.dist, self.width, self.height)
+        if problem:
+            raise CameraCalibrationError(f"camera calibration: {problem}")
 
     def undistort(self, image: np.ndarray) -> np.ndarray:
         """The image as a distortion-free pinhole camera with the same K would see it."""
@@ -82,9 +102,14 @@ class CameraIntrinsics:
             dist = np.asarray(d["dist"], dtype=np.float64)
             if K.shape != (3, 3) or dist.ndim != 1 or len(dist) not in (4, 5, 8, 12, 14):
                 raise ValueError("K must be 3x3 and dist 4..14 coefficients")
+            problem = intrinsics_problem(K, dist, int(d["width"]), int(d["height"]))
+            if problem:
+                raise CameraCalibrationError(f"{p}: not a usable camera calibration: {problem}")
             return cls(K=K, dist=dist, width=int(d["width"]), height=int(d["height"]),
                        rms_px=float(d.get("rms_px", "nan")), views=int(d.get("views", 0)),
                        created=str(d.get("created", "")))
+        except CameraCalibrationError:
+            raise
         except (KeyError, TypeError, ValueError) as exc:
             raise CameraCalibrationError(f"{p}: bad camera calibration: {exc}") from None
 

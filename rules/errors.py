@@ -16,6 +16,15 @@ class FenError(RulesError):
     """A FEN string that cannot describe a position (the message names the field, rank and column)."""
 
 
+class ImpossiblePositionError(FenError):
+    """A well-formed FEN whose placement no game can reach (three generals, an elephant across the
+    river, ...). `problems` lists each reason; commands accept it only with --allow-impossible."""
+
+    def __init__(self, message: str, problems: list[str]) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+
 class MoveError(RulesError):
     """A move that is malformed, or illegal in the position it was played in."""
 

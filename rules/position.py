@@ -22,7 +22,7 @@ from typing import Iterable
 
 from rules import _tables as T
 from rules._tables import A, B, C, K, N, P, R
-from rules.errors import FenError, MoveError, RulesError
+from rules.errors import FenError, ImpossiblePositionError, MoveError, RulesError
 from rules.move import Move
 from rules.squares import BLACK, COLOR_NAMES, FILES, RED, SQUARE_NAMES, placement_from_points
 
@@ -808,3 +808,19 @@ def _plausibility(pos: Position) -> list[str]:
                             f"but it is {COLOR_NAMES[_COLOR_OF[pos._side]]}'s turn")
             break
     return problems
+
+
+def position_from_fen(fen: str, allow_impossible: bool = False, what: str = "FEN") -> Position:
+    """A position to play or record from: a FEN that parses AND could arise in a game.
+
+    Study positions with odd set-ups are real (hence `allow_impossible`), but a tournament tool
+    given three generals or an elephant across the river by mistake must say so, not compute on.
+    `what` names where the FEN came from in the message (an option, a file's [FEN] tag)."""
+    pos = Position.from_fen(fen)
+    if not allow_impossible:
+        problems = pos.plausibility_problems()
+        if problems:
+            raise ImpossiblePositionError(
+                f"{what} {fen!r} is not a position a game can reach: {'; '.join(problems)} "
+                f"(use --allow-impossible for a study position)", problems)
+    return pos

@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--out", required=True, help="output folder (events.jsonl, game.pgn, review.html, evidence/)")
     r.add_argument("--clock", metavar="PORT", help="serial port of the game clock (e.g. /dev/ttyUSB0)")
     r.add_argument("--start-fen", metavar="FEN", help="start from this position instead of the standard one")
+    r.add_argument("--allow-impossible", action="store_true",
+                   help="accept a --start-fen no game can reach (a study set-up); refused by default")
     r.add_argument("--read-start", action="store_true",
                    help="read the start position from the first quiet frames instead")
     r.add_argument("--resume", action="store_true", help="continue the game recorded in --out")
@@ -155,8 +157,9 @@ def _record(args: argparse.Namespace) -> int:
     if args.start_fen and args.resume:
         raise ValueError("--start-fen and --resume cannot be used together (the journal holds the position)")
     if args.start_fen:
-        from rules import Position
-        Position.from_fen(args.start_fen)  # FenError says what is wrong before anything opens
+        from rules import position_from_fen
+        # FenError says what is wrong (or impossible) before anything opens
+        position_from_fen(args.start_fen, args.allow_impossible, what="--start-fen")
     start_s = resume_point(args.out) if args.resume and not _is_live_spec(args.source) else 0.0
     source = _open_source(args, start_s)
     clock = _open_clock(args.clock, args.out, args.resume) if args.clock else None

@@ -14,6 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("fen", help="position in FEN (quote it)")
     p.add_argument("depth", type=int, help="depth in plies (>= 0)")
     p.add_argument("--divide", action="store_true", help="also print the count under each first move")
+    _add_allow_impossible(p)
     p.set_defaults(func=_perft)
 
     c = subparsers.add_parser(
@@ -32,22 +33,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--out", default=None, help="write to this file instead of stdout (needed for xqf on a terminal)")
     c.add_argument("--strict", action="store_true",
                    help="a broken game in a library is an error (default: skip it, say so on stderr, keep the rest)")
+    _add_allow_impossible(c)
     c.set_defaults(func=_convert)
 
     a = subparsers.add_parser("adjudicate", help="rule on a game's final repetition (one JSON line)")
     a.add_argument("gamefile", help="any game file (PGN, XQF, CBR, CBL, CBF, DhtmlXQ); the last game is judged")
     a.add_argument("--rules", default="cn", choices=["cn", "axf"],
                    help="ruleset: cn = Chinese Xiangqi Association (default), axf = Asian Xiangqi Federation")
+    _add_allow_impossible(a)
     a.set_defaults(func=_adjudicate)
+
+
+# Deeper perft trees do not finish (the count grows ~40x a ply: depth 7 is ~10^11 leaves) and the
+# recursive count would end in a stack overflow message instead of an answer.
+MAX_PERFT_DEPTH = 12
+
+
+def _add_allow_impossible(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-impossible", action="store_true",
+                   help="accept a start position no game can reach (a study set-up); refused by default")
+
+
+def check_start_positions(games, allow_impossible: bool, source: str) -> None:
+    """Every game's start position must be one a game can reach, unless the user allows studies."""
+    from rules.position import position_from_fen
+
+    if allow_impossible:
+        return
+    for n, game in enumerate(games, 1):
+        if game.start_fen:
+            position_from_fen(game.start_fen, what=f"{source}: game {n}: start position")
 
 
 def _perft(args: argparse.Namespace) -> int:
     from rules.perft import perft, perft_divide
     from rules.position import Position
 
+    from rules.position import position_from_fen
+
     if args.depth < 0:
         raise ValueError(f"depth must be >= 0, got {args.depth}")
-    position = Position.from_fen(args.fen)
+    if args.depth > MAX_PERFT_DEPTH:
+        raise ValueError(f"depth {args.depth} is too big: perft grows about 40 times a ply (depth 7 is some "
+                         f"10^11 leaves); at most {MAX_PERFT_DEPTH}")
+    position = position_from_fen(args.fen, args.allow_impossible)
     if args.divide:
         total = 0
         for move, count in perft_divide(position, args.depth):
@@ -67,6 +96,7 @@ def _convert(args: argparse.Namespace) -> int:
         raise ValueError(games.skipped[0].message)
     if not games:
         raise ValueError(f"{args.gamefile}: no game found")
+    check_start_positions(games, args.allow_impossible, args.gamefile)
     data = write_games(games, args.to_format, notation=args.to, traditional=args.traditional,
                        encoding=args.encoding, iccs_style=args.iccs_style)
     for skipped in games.skipped:
@@ -79,6 +109,10 @@ def _convert(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
+    if games.skipped:       # the good games are written; the exit status says the file was not whole
+        print(f"xqtrack convert: error: {len(games.skipped)} game(s) of {args.gamefile} could not be read "
+              f"(named above); the other {len(games)} are written", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -91,6 +125,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
         raise ValueError(games.skipped[-1].message)
     if not games:
         raise ValueError(f"{args.gamefile}: no game found")
+    check_start_positions(games[-1:], args.allow_impossible, args.gamefile)
     game = games[-1]
     ruling = adjudicate(game.start_fen, game.moves, rules=args.rules)
     print(json.dumps(ruling.to_dict(), ensure_ascii=False))

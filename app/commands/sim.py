@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=720)
     p.add_argument("--fps", type=float, default=25.0)
+    p.add_argument("--allow-impossible", action="store_true",
+                   help="film a game whose start position no game can reach (a study set-up)")
     p.set_defaults(func=run)
 
 
@@ -100,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
                         width=args.width, height=args.height, fps=args.fps)
     else:
         fen, moves = _load_game(Path(args.gamefile), args.game_id, args.game)
+        if fen:
+            from rules import position_from_fen
+            position_from_fen(fen, args.allow_impossible, what=f"{args.gamefile}: start position")
         if args.plies is not None:
             moves = moves[: max(0, args.plies)]
         spec = ClipSpec(seed=args.seed, look=args.look, start_fen=fen, moves=moves, incidents=incidents,
