@@ -10,13 +10,48 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 DECISIONS: dict[str, str] = {"uphold": "upheld", "upheld": "upheld", "dismiss": "dismissed", "dismissed": "dismissed"}
 
 
 class RulingError(ValueError):
     """A ruling that cannot be recorded (the message says what and where)."""
+
+
+@dataclass(frozen=True)
+class RulingEvent:
+    """A ruling line of the journal, typed both ways like board.events' lines."""
+
+    t: float
+    ply: int
+    incident: int
+    decision: str
+    note: str = ""
+    by: str = ""
+    wall: str | None = None
+
+    type: ClassVar[str] = "ruling"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "ruling", "t": self.t, "ply": self.ply, "incident": self.incident,
+                             "decision": self.decision, "note": self.note, "by": self.by}
+        if self.wall is not None:
+            d["wall"] = self.wall
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "RulingEvent":
+        """A ruling line read back (ValueError names the key that is missing or wrong)."""
+        try:
+            incident = int(d["incident"])
+            decision = str(d["decision"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"ruling event: needs an incident number and a decision, got {dict(d)!r}") from None
+        if decision not in ("upheld", "dismissed"):
+            raise ValueError(f"ruling event: decision {decision!r} is neither 'upheld' nor 'dismissed'")
+        return cls(float(d.get("t") or 0.0), int(d.get("ply") or 0), incident, decision, str(d.get("note") or ""),
+                   str(d.get("by") or ""), str(d["wall"]) if d.get("wall") is not None else None)
 
 
 @dataclass(frozen=True)
@@ -54,7 +89,6 @@ def record_ruling(out_dir: str | os.PathLike[str], ruling: Ruling) -> dict[str, 
         raise RulingError(f"{path}: no incident {ruling.incident} in the journal (incidents: {known})")
     if ruling.decision not in ("upheld", "dismissed"):
         raise RulingError(f"decision {ruling.decision!r} is neither 'upheld' nor 'dismissed'")
+    line = RulingEvent(game.last_t, len(game.plies), ruling.incident, ruling.decision, ruling.note, ruling.by)
     with Journal(out_dir) as journal:
-        return journal.write({"type": "ruling", "t": game.last_t, "ply": len(game.plies),
-                              "incident": ruling.incident, "decision": ruling.decision,
-                              "note": ruling.note, "by": ruling.by})
+        return journal.write(line.to_dict())

@@ -9,10 +9,14 @@ which incident is which.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
-from rules import START_FEN, Move, Position
+from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent, MoveEvent,
+                          TrackingEvent, event_from_dict, point_name)
+from rules import START_FEN, Move, Position, RulesError
 from rules.notation import format_move
+
+from .rulings import RulingEvent
 
 # Sync states as `/state.json` reports them, with the words the pages show (zh / en).
 SYNC_READING = "reading"
@@ -131,38 +135,50 @@ class LiveGame:
         self._positions: list[Position] = []   # position before each ply (index = ply - 1)
 
     # ------------------------------------------------------------------ folding
-    def apply(self, event: dict[str, Any]) -> int:
-        """Apply the next journal event; returns its sequence number."""
+    def apply(self, event: Mapping[str, Any]) -> int:
+        """Apply the next journal line (as json.loads gives it); returns its sequence number.
+
+        Lines are read back through board.events' typed events (a ruling through live.rulings);
+        a line that does not read, or a move that does not follow, raises JournalFoldError
+        naming the sequence number, after which the game goes on from the next line.
+        """
         self.seq += 1
         typ = event.get("type")
-        self.last_t = max(self.last_t, _float(event.get("t")))
         self.last_wall = str(event.get("wall") or self.last_wall)
-        if typ == "tracking":
-            self._tracking(event)
-        elif typ == "move":
-            self._move(event)
-        elif typ == "incident":
-            self._incident(event)
-        elif typ == "clock":
-            self._clock(event)
-        elif typ == "ruling":
-            self._ruling(event)
-        elif typ == "game_end":
-            self.result = str(event.get("result") or self.result)
-            self.end_reason = str(event.get("reason") or "")
+        try:
+            if typ == "ruling":
+                self._ruling(RulingEvent.from_dict(event))
+                return self.seq
+            if typ not in EVENT_TYPES:
+                return self.seq              # a line type from a later version: kept in /events only
+            ev = event_from_dict(event)
+        except (EventFormatError, RulesError, ValueError) as exc:
+            raise JournalFoldError(f"event {self.seq}: {exc}") from None
+        self.last_t = max(self.last_t, float(ev.t))
+        if isinstance(ev, TrackingEvent):
+            self._tracking(ev)
+        elif isinstance(ev, MoveEvent):
+            self._move(ev)
+        elif isinstance(ev, IncidentEvent):
+            self._incident(ev)
+        elif isinstance(ev, ClockEvent):
+            self._clock(ev)
+        elif isinstance(ev, GameEndEvent):
+            self.result = ev.result or self.result
+            self.end_reason = ev.reason
         return self.seq
 
-    def _tracking(self, e: dict[str, Any]) -> None:
-        status = str(e.get("status") or "")
-        if status == "started" and e.get("fen") and self.start_fen is None:
-            self.start_fen = str(e["fen"])
-            self.headers = {str(k): str(v) for k, v in (e.get("headers") or {}).items()}
+    def _tracking(self, e: TrackingEvent) -> None:
+        status = str(e.status)
+        if status == "started" and e.fen and self.start_fen is None:
+            self.start_fen = e.fen
+            self.headers = e.headers
             self._pos = Position.from_fen(self.start_fen)
         if status == "corrected":
-            self._truncate(int(e.get("ply") or 0) - 1)
+            self._truncate(e.ply - 1)
         if status in _STATUS_SYNC:
             self.sync = _STATUS_SYNC[status]
-            self.sync_detail = str(e.get("detail") or "")
+            self.sync_detail = e.detail
         if status in ("started", "resumed"):
             self.ended = False
         if self.sync == SYNC_ENDED:
@@ -182,9 +198,8 @@ class LiveGame:
             self._pos = Position()
         return self._pos
 
-    def _move(self, e: dict[str, Any]) -> None:
-        ply = int(e.get("ply") or 0)
-        iccs = str(e.get("iccs") or "")
+    def _move(self, e: MoveEvent) -> None:
+        ply, iccs = e.ply, e.iccs
         if ply < 1:
             raise JournalFoldError(f"event {self.seq}: a move event without a ply number ({iccs!r})")
         if ply <= len(self.plies):
@@ -199,34 +214,27 @@ class LiveGame:
         except Exception as exc:
             raise JournalFoldError(f"event {self.seq}: move {iccs!r} at ply {ply} does not follow: {exc}") from None
         self._positions.append(pos.copy())
-        side = "red" if pos.turn in ("w", "r", "red") else "black"
         pos.push(move)
-        self.plies.append(PlyView(ply, iccs, str(e.get("side") or side), chinese, wxf, pos.fen(),
-                                  _float(e.get("t")), str(e.get("wall") or ""),
-                                  _int_or_none(e.get("frame")), bool(e.get("corrected")),
-                                  bool(e.get("inferred"))))
+        self.plies.append(PlyView(ply, iccs, str(e.side), chinese, wxf, pos.fen(), float(e.t), e.wall or "",
+                                  e.frame_index if e.frame_index >= 0 else None, e.corrected, e.inferred))
         if self.sync in (SYNC_READING, SYNC_BOARD_LOST):
             self.sync = SYNC_IN_SYNC
             self.sync_detail = ""
 
-    def _incident(self, e: dict[str, Any]) -> None:
+    def _incident(self, e: IncidentEvent) -> None:
         # ids are the incident's place in the journal (1, 2, 3…); a journalled id is kept
-        number = len(self.incidents) + 1
-        ident = _int_or_none(e.get("id")) or number
+        ident = _int_or_none(e.extra.get("id")) or len(self.incidents) + 1
         self.incidents.append(IncidentView(
-            ident, str(e.get("kind") or ""), e.get("side"), int(e.get("ply") or 0), _float(e.get("t")),
-            str(e.get("wall") or ""), [str(p) for p in (e.get("points") or [])], str(e.get("detail") or ""),
-            {str(k): int(v) for k, v in (e.get("frames") or {}).items() if isinstance(v, (int, float))},
-            {str(k): str(v) for k, v in (e.get("evidence") or {}).items()}))
+            ident, e.kind, str(e.side) if e.side is not None else None, e.ply, float(e.t), e.wall or "",
+            [point_name(p) for p in e.points], e.detail, dict(e.frames), dict(e.evidence)))
 
-    def _clock(self, e: dict[str, Any]) -> None:
-        rem = e.get("remaining_ms") or {}
+    def _clock(self, e: ClockEvent) -> None:
+        rem = e.remaining_ms
         if "red" not in rem or "black" not in rem:
             return
-        kind = str(e.get("kind") or "")
-        side = e.get("side")
+        side = str(e.side) if e.side is not None else None
         running = self.clocks.running if self.clocks is not None else None
-        if kind == "press" and side in ("red", "black"):
+        if e.kind == "press" and side in ("red", "black"):
             running = "black" if side == "red" else "red"
             # the press that ends a turn gives that side's last move its %clk (as the PGN does)
             for p in reversed(self.plies):
@@ -234,21 +242,19 @@ class LiveGame:
                     if p.clock_ms is None:
                         p.clock_ms = int(rem[side])
                     break
-        elif kind == "start" and side in ("red", "black"):
+        elif e.kind == "start" and side in ("red", "black"):
             running = side
-        elif kind in ("pause", "flag", "config"):
+        elif e.kind in ("pause", "flag", "config"):
             running = None
-        self.clocks = ClockView(int(rem["red"]), int(rem["black"]), running, _float(e.get("t")),
-                                str(e.get("wall") or ""))
+        self.clocks = ClockView(int(rem["red"]), int(rem["black"]), running, float(e.t), e.wall or "")
 
-    def _ruling(self, e: dict[str, Any]) -> None:
-        ident = _int_or_none(e.get("incident"))
+    def _ruling(self, e: RulingEvent) -> None:
+        self.last_t = max(self.last_t, e.t)
         for inc in self.incidents:
-            if inc.id == ident:
-                inc.ruling = {"decision": e.get("decision"), "note": e.get("note") or "",
-                              "wall": e.get("wall") or "", "by": e.get("by") or ""}
+            if inc.id == e.incident:
+                inc.ruling = {"decision": e.decision, "note": e.note, "wall": e.wall or "", "by": e.by}
                 return
-        self.warnings.append(f"event {self.seq}: ruling for incident {ident}, which the journal does not hold")
+        self.warnings.append(f"event {self.seq}: ruling for incident {e.incident}, which the journal does not hold")
 
     # ------------------------------------------------------------------ reading
     @property
@@ -292,13 +298,6 @@ def fold(events: list[dict[str, Any]]) -> LiveGame:
         except JournalFoldError as exc:
             game.warnings.append(str(exc))
     return game
-
-
-def _float(x: Any) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def _int_or_none(x: Any) -> int | None:

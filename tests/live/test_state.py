@@ -14,7 +14,7 @@ STARTED = {"type": "tracking", "t": 0.0, "ply": 0, "status": "started", "fen": S
 
 def _move(ply, iccs, **extra):
     return {"type": "move", "t": float(ply), "wall": f"2026-01-01T10:00:{ply:02d}.000+00:00", "ply": ply,
-            "iccs": iccs, **extra}
+            "iccs": iccs, "side": "red" if ply % 2 else "black", **extra}
 
 
 @settings(max_examples=40, deadline=None)
@@ -60,6 +60,15 @@ def test_a_move_that_does_not_follow_is_a_warning_naming_its_event_not_a_crash()
     game = fold([STARTED, _move(1, "h2e2"), _move(2, "a0a1")])   # a0a1 is red's, but black is to move
     assert game.moves == ["h2e2"]
     assert any("event 3" in w and "a0a1" in w for w in game.warnings)
+
+
+def test_a_line_that_does_not_read_is_a_warning_and_the_game_goes_on():
+    broken = {"type": "move", "t": 2.0, "ply": 2}                 # no iccs, no side
+    game = fold([STARTED, _move(1, "h2e2"), broken, _move(2, "h9g7"),
+                 {"type": "ruling", "t": 3.0, "ply": 2, "incident": 1, "decision": "maybe"}])
+    assert game.moves == ["h2e2", "h9g7"]
+    assert any(w.startswith("event 3:") and "iccs" in w for w in game.warnings)
+    assert any(w.startswith("event 5:") and "maybe" in w for w in game.warnings)
 
 
 def test_incidents_keep_their_journal_ids_and_rulings_attach_to_them():
