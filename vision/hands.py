@@ -12,7 +12,10 @@ flickering. After a move, the moved point differs from the background while noth
 An arm always crosses the ring around the board to reach a point, so a changed region that no
 arm reaches (no clearly covered or moving ring cell joins it) is a piece put down or its shadow:
 it is absorbed into the background as soon as it has stayed still for `clear_absorb_s` (a couple
-of frames). Regions an arm reaches settle only after `absorb_s` and while nothing moves near them.
+of frames). Regions an arm reaches settle only after `absorb_s` and while nothing moves near them;
+a region over the points joined to an arm across the ring (`_resting_arms`: at least `arm_cells`
+of ring covered, more than a disc or cup put aside) never settles by time at all, however long
+it rests: fingers resting on a piece while the player thinks are what touch-move is about.
 A piece put down on an edge point stays joined to a hand that lingers, moving, just beyond
 the edge; it settles once it has stayed still for `absorb_s` while that hand moved beside it
 (`_left_behind`; a hand at rest over a point, or fingertips just over the edge, do not).
@@ -20,9 +23,19 @@ The board is quiet once no point is hidden and nothing has moved over the points
 something lying still on the ring alone (a hand resting beyond the edge, a piece put aside) does
 not hold quiet up, since every point is in view. This keeps the hand-left-to-quiet delay near
 `clear_absorb_s + quiet_s` (about 0.2 s) instead of half a second.
+
+The background learns whatever it sees first, so a hand already over the board at the start
+(or at a re-lock) is checked against a model that needs no history: the printed lattice
+(`lattice_seen`). The middle of each line segment between neighbouring points is bare even with
+discs on both points; a hand hides it. Points in an edge-touching region whose lattice is hidden,
+and their neighbours (fingertips on a disc), stay hidden while that region lasts; cells learnt
+under such a hand, or under something lying across the ring (`_odd_ring`), are `unverified` and
+are released as soon as they show the board again (`_reveal`), so an arm that leaves gives the
+board back promptly. Once the board has been quiet for `settle_s` everything counts as verified.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -128,15 +141,171 @@ def _points_from_cells(c: np.ndarray) -> np.ndarray:
     return inner[::-1].reshape(-1)
 
 
+def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
+    """(GY, GX) ring cells that look unlike the rest of their side of the ring.
+
+    Just beyond each edge the ring holds the same strip of board margin and table all along
+    that edge; something lying across it (an arm, a robot's gripper) makes its cells differ
+    from the side's median cell. Corner cells are left out (nothing to compare them with).
+    """
+    out = np.zeros((GY, GX), bool)
+    across, down = np.arange(1, GX - 1), np.arange(1, GY - 1)
+    sides = [(np.zeros_like(across), across), (np.full_like(across, GY - 1), across),
+             (down, np.zeros_like(down)), (down, np.full_like(down, GX - 1))]
+    cells = feat.reshape(GY, P, GX, P, -1).transpose(0, 2, 1, 3, 4)   # (GY, GX, P, P, 5)
+    for rows, cols in sides:
+        c = cells[rows, cols]                                           # (n, P, P, 5)
+        ref = np.median(c, axis=0)
+        dep = (_departure(c, ref[None]) > 1.0).mean(axis=(1, 2))
+        out[rows, cols] = dep > frac
+    return out
+
+
+def _cells_from_points(p: np.ndarray, ring: float | bool = 0) -> np.ndarray:
+    """(90,) in point-index order -> (GY, GX) cell grid, the ring cells set to `ring`."""
+    p = np.asarray(p)
+    out = np.full((GY, GX), ring, dtype=p.dtype)
+    out[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9] = p.reshape(10, 9)[::-1]
+    return out
+
+
+# --- the board's own look: are the lattice lines around a point in view? ----------------------
+
+@dataclass(frozen=True)
+class LatticeConfig:
+    """The empty-board model the running background is checked against.
+
+    Why: the running background learns whatever it is shown first, so a hand already over the
+    board when the detector starts (or re-locks after a bump) would be taken for the board. The
+    printed lattice is known without any history: the middle of every line segment between two
+    neighbouring points is bare even when both points carry a disc, and a hand, a sleeve or a
+    robot's gripper hides it. Contrasts are measured relative to the board's own median, so
+    lamp, ink and board colour do not matter.
+    """
+
+    px: int = 32                # rectified pixels per point spacing for the line check
+    span: tuple[float, float] = (0.35, 0.65)  # part of each segment checked, in spacings from its first point
+    half_width_px: int = 8      # the strip across a line: the line within +-2 px, the sides at 5..8 px
+    covered_below: float = 0.35  # a point is covered when its clearest segment shows less than this share
+    joins_below: float = 0.7    # a point between covered ones (a gap between fingers) joins their region
+    seen_above: float = 0.6     # a covered point is in view again from this share
+    min_region: int = 3         # covered points in an edge-touching region for it to be a hand at start
+
+
+def _segments() -> list[tuple[int, int]]:
+    """Lattice line segments between neighbouring points, as (point index, point index).
+
+    The river has no vertical lines except on the outer files."""
+    segs = []
+    for r in range(10):
+        for f in range(8):
+            segs.append((r * 9 + f, r * 9 + f + 1))
+    for r in range(9):
+        for f in range(9):
+            if r == 4 and 0 < f < 8:
+                continue
+            segs.append((r * 9 + f, (r + 1) * 9 + f))
+    return segs
+
+
+SEGMENTS = np.array(_segments(), np.int64)
+
+
+def _lattice_view(frame_bgr: np.ndarray, h: np.ndarray, q: int) -> np.ndarray:
+    """Grey log-brightness of the lattice area only, q px per spacing, point (f, r) at the
+    centre of cell column f, row 9 - r."""
+    from .geometry import point_spacing_px
+    a = 1.0 / q
+    m = np.array([[a, 0, 0.5 * a - 0.5], [0, -a, 9 + 0.5 - 0.5 * a], [0, 0, 1.0]])
+    img, hh, sp = frame_bgr, np.asarray(h, np.float64), point_spacing_px(h)
+    while sp > 2 * q and min(img.shape[:2]) > 64:
+        img = cv2.pyrDown(img)
+        sp /= 2
+        hh = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]]) @ hh
+    rect = cv2.warpPerspective(img, hh @ m, (9 * q, 10 * q), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    grey = rect.astype(np.float32).sum(axis=2) if rect.ndim == 3 else rect.astype(np.float32) * 3
+    return np.log(grey + 12.0)
+
+
+def segment_contrast(view: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
+    """(len(SEGMENTS),) how clearly each segment's line shows in its middle part (log units).
+
+    Across the line at each position along it: the line's extreme within +-2 px against the
+    nearer-looking of the two sides at 5..8 px, either polarity (dark ink or light inlay); the
+    segment's figure is the 75th percentile along it, so a rim of a disc reaching in at one
+    end does not hide a line that shows over most of the span.
+    """
+    q, w = cfg.px, cfg.half_width_px
+    n_along = max(3, int(round((cfg.span[1] - cfg.span[0]) * q)))
+    along = q / 2 + np.linspace(cfg.span[0], cfg.span[1], n_along) * q   # px from the first point's cell start
+    across = np.arange(-w, w + 1)
+    out = np.empty(len(SEGMENTS), np.float32)
+    pts_f, pts_r = SEGMENTS % 9, SEGMENTS // 9
+    for k in range(len(SEGMENTS)):
+        f0, r0 = int(pts_f[k, 0]), int(pts_r[k, 0])
+        if pts_r[k, 1] == r0:   # horizontal: runs along u at the point's row
+            v = (9 - r0) * q + q // 2
+            u = (f0 * q + along).astype(np.int64)
+            prof = view[v + across[None, :], np.clip(u, 0, view.shape[1] - 1)[:, None]]
+        else:                   # vertical: runs up (decreasing v) from the point
+            u0 = f0 * q + q // 2
+            vs = ((9 - r0) * q + q - along).astype(np.int64)
+            prof = view[np.clip(vs, 0, view.shape[0] - 1)[:, None], u0 + across[None, :]]
+        mid = prof[:, w - 2:w + 3]
+        side_a, side_b = prof[:, :4].mean(axis=1), prof[:, -4:].mean(axis=1)
+        dark = np.minimum(side_a, side_b) - mid.min(axis=1)
+        light = mid.max(axis=1) - np.maximum(side_a, side_b)
+        out[k] = float(np.quantile(np.maximum(dark, light), 0.75))
+    return out
+
+
+def lattice_seen(frame_bgr: np.ndarray, h: np.ndarray, cfg: LatticeConfig | None = None) -> np.ndarray:
+    """(90,) per point, in point-index order: the clearest of its line segments as a share of
+    the board's median segment contrast (about 1 where the lattice shows, near 0 under a hand)."""
+    cfg = cfg or LatticeConfig()
+    # the lattice crop must hold +-half_width px around the edge lines: cells are q px, the edge
+    # line sits q/2 inside, so any half width below q/2 fits
+    c = segment_contrast(_lattice_view(frame_bgr, h, cfg.px), cfg)
+    ref = float(np.median(c))
+    rel = c / ref if ref > 1e-3 else np.zeros_like(c)
+    best = np.zeros(90, np.float32)
+    np.maximum.at(best, SEGMENTS[:, 0], rel)
+    np.maximum.at(best, SEGMENTS[:, 1], rel)
+    return best
+
+
+def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
+    """(90,) points a hand or arm already covers, from the lattice alone.
+
+    Regions of points whose lattice shows less than `joins_below` (fingers leave gaps) that hold
+    `min_region` or more clearly covered points and touch the board's edge (an arm crosses it).
+    Two or three crowded discs can hide a corner point's few segments; they do not make such a
+    region.
+    """
+    s = np.asarray(seen).reshape(10, 9)
+    n, lab = cv2.connectedComponents((s < cfg.joins_below).astype(np.uint8), connectivity=8)
+    edge = np.zeros((10, 9), bool)
+    edge[[0, -1], :] = True
+    edge[:, [0, -1]] = True
+    out = np.zeros((10, 9), bool)
+    for k in range(1, n):
+        comp = lab == k
+        if (comp & edge).any() and int((comp & (s < cfg.covered_below)).sum()) >= cfg.min_region:
+            out |= comp
+    return out.reshape(-1)
+
 class HandDetector:
     """Stateful per-video hand/occlusion detector on the rectified board."""
 
     def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
-                 piece_frac: float = 0.8) -> None:
+                 piece_frac: float = 0.8, arm_cells: float = 1.0, lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
-        the detector behaves the same at 10 fps and 60 fps."""
+        the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
+        a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
+        a die put down beside the board covers less than one cell."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -144,6 +313,8 @@ class HandDetector:
         self.arm_frac, self.quiet_ring = arm_frac, quiet_ring
         self.ring_hold_frac = ring_hold_frac
         self.piece_frac = piece_frac
+        self.arm_cells = arm_cells
+        self.lattice = lattice or LatticeConfig()
         self.reset()
 
     def reset(self) -> None:
@@ -157,12 +328,15 @@ class HandDetector:
         self.calm_t = 0.0
         self.armed = np.zeros((GY, GX), bool)   # hidden since a frame with an arm in view
         self.peak = np.zeros((GY, GX), np.float64)  # most of the cell departed while hidden
+        # cells whose background was learnt while a hand lay over them (a hand already there at
+        # the start): not the board, so they are checked against the lattice instead
+        self.unverified = np.zeros((GY, GX), bool)
         self._t: float | None = None
         self._n = 0
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
-        return self.update_rectified(rectify(frame_bgr, h), t)
+        return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
     def _left_behind(self, hid: np.ndarray, inner: np.ndarray, arm: np.ndarray, settled: np.ndarray,
                      frac: np.ndarray) -> np.ndarray:
@@ -203,30 +377,116 @@ class HandDetector:
                 out |= comp
         return out
 
-    def update_rectified(self, rect: np.ndarray, t: float | None = None) -> HandState:
-        """Process one rectified board image (`rectify`'s output) at video time `t` seconds."""
+    def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray) -> np.ndarray:
+        """Hidden regions that reach over the points from an arm across the board's edge.
+
+        Whatever lies over the points and is joined to something covering the ring (a cell at
+        least `arm_frac` covered, `arm_cells` of ring area in all) is a hand, moving or not:
+        such a region never settles into the background by time, only by leaving. A piece or
+        a cup put down beside the board covers less of the ring.
+        """
+        out = np.zeros_like(hid)
+        seeds = hid & ring & (frac >= self.arm_frac) & ~self.unverified
+        if not seeds.any():
+            return out
+        n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        for k in np.unique(lab[seeds]):
+            comp = lab == k
+            if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells:
+                out |= comp
+        return out
+
+    def _reveal(self, hid: np.ndarray, feat: np.ndarray, forced: np.ndarray, seen_cells: np.ndarray,
+                ring: np.ndarray) -> np.ndarray:
+        """Take as background the cells learnt under a start-up hand that now show the board.
+
+        When that hand moves or leaves, the board it covered departs from the background it
+        left there. A point whose lattice shows again and that has stayed still for
+        `clear_absorb_s` is the board; a ring cell it crossed is released once it is joined to
+        no other hidden point. Returns the hidden cells left.
+        """
+        still = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9)
+        cand = self.unverified & hid & ~forced & still
+        if forced.any():
+            # joined to the hand still there: its fingertips on a disc leave the lattice in view
+            _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+            cand &= ~np.isin(lab, np.unique(lab[forced]))
+        release = cand & ~ring & (seen_cells >= self.lattice.seen_above)
+        rest = hid & ~release
+        ring_cand = cand & ring
+        if ring_cand.any():
+            _, lab = cv2.connectedComponents(rest.astype(np.uint8), connectivity=8)
+            held = np.unique(lab[rest & ~ring])
+            release |= ring_cand & ~np.isin(lab, held)
+        if release.any():
+            assert self.bg is not None
+            m = _cells_to_pixels(release)
+            self.bg = np.where(m[..., None], feat, self.bg)
+            self.unverified &= ~release
+        return hid & ~release
+
+    def _covered(self, lattice: "Callable[[], np.ndarray] | np.ndarray | None") -> tuple[np.ndarray, np.ndarray] | None:
+        """Inner cells a hand covers by the lattice check and each point's lattice share, both
+        (GY, GX); None without a lattice."""
+        if lattice is None:
+            return None
+        seen = lattice() if callable(lattice) else np.asarray(lattice)
+        # the points around a covered region are under the same hand's fingertips or edge, which
+        # may rest on a disc and leave its lattice in view
+        cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
+        near = cv2.dilate(cov.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        near[:MARGIN], near[-MARGIN:], near[:, :MARGIN], near[:, -MARGIN:] = False, False, False, False
+        return near, _cells_from_points(seen, np.inf)
+
+    def update_rectified(self, rect: np.ndarray, t: float | None = None,
+                         lattice: "Callable[[], np.ndarray] | np.ndarray | None" = None) -> HandState:
+        """Process one rectified board image (`rectify`'s output) at video time `t` seconds.
+
+        `lattice`: the per-point lattice check of the same frame (`lattice_seen`), or a callable
+        giving it; it is asked for only at the start and while a hand seen at the start may still
+        be in the background. Without it a hand present from the first frame goes unseen."""
         self._n += 1
         t = self._n / 25.0 if t is None else float(t)
         dt = 0.0 if self._t is None else max(0.0, t - self._t)
         self._t = t
         feat = _features(rect)
-        if self.bg is None:
-            self.bg = feat.copy()
-            self.prev = feat
-        dep = _departure(feat, self.bg)
-        frac = _cell_fraction(dep > 1.0)
-        mov = _cell_fraction(_departure(feat, self.prev) > 1.0) > 0.08
-        hid = np.where(self.hidden_cells, frac > self.off, frac > self.on)
-        # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
-        strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        hid = hid | (strong & (frac > 0.5 * self.off))
-        self.hidden_cells = hid
-        self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
-        self.still = np.where(mov, 0, self.still + 1)
-        self.still_t = np.where(mov, 0.0, self.still_t + dt)
         ring = np.ones((GY, GX), bool)
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
         inner = ~ring
+        forced = np.zeros((GY, GX), bool)    # a hand from the start, still over the points
+        seen_cells = np.full((GY, GX), np.inf)
+        if self.bg is None:
+            self.bg = feat.copy()
+            self.prev = feat
+            got = self._covered(lattice)
+            if got is not None:
+                # the background just learnt may hold a hand or an arm: the points it covers,
+                # the ring cells it crosses and the points beside them are not the board until
+                # they are seen to be
+                forced, seen_cells = got
+                grow = np.ones((3, 3), np.uint8)
+                start = forced | (_odd_ring(feat) & ring)
+                self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
+                self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
+        elif self.unverified.any():
+            got = self._covered(lattice)
+            if got is not None:
+                forced, seen_cells = got
+                forced &= self.unverified
+        assert self.prev is not None
+        dep = _departure(feat, self.bg)
+        frac = _cell_fraction(dep > 1.0)
+        mov = _cell_fraction(_departure(feat, self.prev) > 1.0) > 0.08
+        hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
+        # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
+        strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        hid = hid | (strong & (frac > 0.5 * self.off))
+        self.still = np.where(mov, 0, self.still + 1)
+        self.still_t = np.where(mov, 0.0, self.still_t + dt)
+        if self.unverified.any():
+            hid = self._reveal(hid, feat, forced, seen_cells, ring)
+        self.hidden_cells = hid
+        self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         ring_active = bool((hid & ring).any() or (mov & ring).any())
         settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
         # An arm is a hidden region holding a ring cell that is clearly covered or moving: an
@@ -239,14 +499,15 @@ class HandDetector:
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
         # when nothing at all has moved for a long while, absorb everything (a captured piece
         # left beside the board, a cup put down on the ring)
+        resting = self._resting_arms(hid, frac, ring)
         if (self.still >= 5).all() and (self.still_t >= self.settle_s).all():
-            absorb = hid
+            absorb = hid & ~resting
         elif not ring_active:
             absorb = hid & settled
         else:
             # something is crossing the ring: only cells far from any hidden region settle
             busy = cv2.dilate((hid & ~settled).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
-            absorb = hid & settled & ~busy & ~near_arm
+            absorb = hid & settled & ~busy & ~near_arm & ~resting
         if self.clear_absorb_s < self.absorb_s:
             # A changed region that no arm reaches is not a hand: a piece put down, its
             # shadow. It settles as soon as it has stayed still for a moment, if it was
@@ -256,7 +517,7 @@ class HandDetector:
             self.armed = hid & (self.armed | bool(seeds.any()))
             quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
             absorb = absorb | (hid & quick)
-        absorb = absorb | self._left_behind(hid, inner, arm, settled, frac)
+        absorb = (absorb & ~forced) | self._left_behind(hid & ~forced, inner, arm, settled, frac)
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)
@@ -282,6 +543,8 @@ class HandDetector:
         else:
             self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
         quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
+        if self.unverified.any() and not forced.any() and self.calm_t >= self.settle_s:
+            self.unverified[:] = False    # the board has shown itself everywhere since the start
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,
                          moving=_points_from_cells(mov), ring_active=ring_active,
                          cell_score=_points_from_cells(frac))

@@ -1,0 +1,163 @@
+"""A hand at rest stays a hand (vision.hands on a drawn top-down board, issue 10 item 8).
+
+A player's fingers resting on a piece while they think are exactly what the touch-move rules
+are about: whatever reaches over the points from an arm across the board's edge must stay
+hidden for as long as it is there, moving or not, and be released promptly once it goes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision import hands as vh
+
+P = vh.P
+NOISE = 1.5   # grey levels of sensor noise on the drawn board (after rectification it is lower than raw)
+
+
+def _board(seed: int = 0) -> np.ndarray:
+    """A rectified board image: wood-coloured with a little grain and the lattice lines."""
+    rng = np.random.default_rng(seed)
+    img = np.zeros((vh.GY * P, vh.GX * P, 3), np.float32)
+    img[:] = (90, 150, 200)
+    img += rng.normal(0, 4, img.shape[:2])[..., None]
+    for k in range(vh.GX):
+        img[:, k * P + P // 2] -= 40
+    for k in range(vh.GY):
+        img[k * P + P // 2, :] -= 40
+    return img
+
+
+@dataclass(frozen=True)
+class Sleeve:
+    """A sleeved arm reaching in from one side of the board: `depth` cells in from the outer
+    edge of the ring, `width` cells wide, its near edge `offset` cells along that side."""
+
+    side: str        # "bottom", "top", "left" or "right"
+    offset: float
+    width: float
+    depth: float
+
+    def box(self, shift: float = 0.0) -> tuple[int, int, int, int]:
+        """(x0, y0, x1, y1) rectified pixels; `shift` cells further in."""
+        W, H = vh.GX * P, vh.GY * P
+        d, a, b = max(0.0, self.depth + shift) * P, self.offset * P, (self.offset + self.width) * P
+        x0, y0, x1, y1 = {"bottom": (a, H - d, b, H), "top": (a, 0, b, d),
+                          "left": (0, a, d, b), "right": (W - d, a, W, b)}[self.side]
+        return int(round(x0)), int(round(y0)), int(round(x1)), int(round(y1))
+
+
+def _frame(board: np.ndarray, rng: np.random.Generator, box: tuple[int, int, int, int] | None = None,
+           disc: tuple[float, float] | None = None) -> np.ndarray:
+    """The board with a dark blue sleeve over `box` (its weave fixed to the sleeve) and a disc
+    centred at rectified pixel `disc`."""
+    img = board.copy()
+    if disc is not None:
+        cv2.circle(img, (int(disc[0]), int(disc[1])), int(0.45 * P), (60, 70, 170), -1)
+    if box is not None and box[2] > box[0] and box[3] > box[1]:
+        x0, y0, x1, y1 = box
+        img[y0:y1, x0:x1] = (150, 70, 50)
+        weave = np.random.default_rng(7).normal(0, 12, (y1 - y0, x1 - x0))
+        img[y0:y1, x0:x1] += weave[..., None]
+    img += rng.normal(0, NOISE, img.shape[:2])[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _points_under(box: tuple[int, int, int, int]) -> np.ndarray:
+    """(90,) points whose whole cell lies under `box`."""
+    x0, y0, x1, y1 = box
+    cells = np.zeros((vh.GY, vh.GX), bool)
+    for r in range(vh.GY):
+        for c in range(vh.GX):
+            cells[r, c] = x0 <= c * P and (c + 1) * P <= x1 and y0 <= r * P and (r + 1) * P <= y1
+    return cells[vh.MARGIN:vh.MARGIN + 10, vh.MARGIN:vh.MARGIN + 9][::-1].reshape(-1)
+
+
+@dataclass
+class Run:
+    """What the detector said while a sleeve came in, rested and left."""
+
+    resting: list[vh.HandState]
+    after: list[vh.HandState]
+    under: np.ndarray      # points wholly under the resting sleeve
+    fps: float
+
+
+def _rest_and_leave(sleeve: Sleeve, rest_s: float, fps: float = 15.0, seed: int = 1) -> Run:
+    """Clean board for a second, the sleeve slides in over 0.4 s, rests `rest_s` seconds
+    (only sensor noise changes), then is gone for 1.5 s."""
+    rng = np.random.default_rng(seed)
+    board = _board()
+    det = vh.HandDetector()
+    n = 0
+
+    def step(img: np.ndarray) -> vh.HandState:
+        nonlocal n
+        s = det.update_rectified(img, n / fps)
+        n += 1
+        return s
+
+    for _ in range(int(fps)):
+        step(_frame(board, rng))
+    k_in = max(2, int(0.4 * fps))
+    for k in range(k_in):
+        step(_frame(board, rng, sleeve.box(shift=-(k_in - k) * 0.5)))
+    resting = [step(_frame(board, rng, sleeve.box())) for _ in range(int(rest_s * fps))]
+    after = [step(_frame(board, rng)) for _ in range(int(1.5 * fps))]
+    return Run(resting, after, _points_under(sleeve.box()), fps)
+
+
+def test_a_sleeve_resting_over_the_points_for_ten_seconds_stays_hidden_and_the_board_never_quiet():
+    run = _rest_and_leave(Sleeve("bottom", offset=3.0, width=3.0, depth=3.2), rest_s=10.0)
+    assert run.under.sum() >= 4
+    for i, s in enumerate(run.resting):
+        assert not s.quiet, f"quiet {i / run.fps:.2f} s into the rest"
+        assert s.hidden[run.under].all(), f"points {np.flatnonzero(run.under & ~s.hidden)} released " \
+                                          f"{i / run.fps:.2f} s into the rest"
+
+
+def test_the_board_is_quiet_with_nothing_hidden_soon_after_a_long_resting_sleeve_leaves():
+    run = _rest_and_leave(Sleeve("left", offset=4.0, width=2.5, depth=3.0), rest_s=10.0)
+    quiet = [i for i, s in enumerate(run.after) if s.quiet]
+    assert quiet and quiet[0] / run.fps <= 0.3
+    assert not run.after[-1].hidden.any() and run.after[-1].quiet
+
+
+@settings(max_examples=12, deadline=None)
+@given(side=st.sampled_from(["bottom", "top", "left", "right"]), offset=st.floats(1.0, 6.0),
+       width=st.floats(1.5, 3.5), depth=st.floats(2.2, 4.5), rest_s=st.floats(1.5, 12.0),
+       fps=st.sampled_from([10.0, 15.0, 25.0, 30.0]))
+def test_any_sleeve_reaching_over_the_points_stays_hidden_however_long_it_rests(side, offset, width, depth,
+                                                                                 rest_s, fps):
+    run = _rest_and_leave(Sleeve(side, offset, width, depth), rest_s=rest_s, fps=fps)
+    for s in run.resting[int(0.2 * fps):]:       # the sleeve's last slide has stopped
+        assert not s.quiet and s.hidden[run.under].all()
+    assert run.after[-1].quiet and not run.after[-1].hidden.any()
+
+
+def test_a_disc_put_down_beside_the_board_settles_and_does_not_hold_quiet_up():
+    """A captured piece set down on the table just beyond an edge point covers less than one
+    cell of the ring: it is no arm, and the board goes quiet with every point in view."""
+    rng = np.random.default_rng(3)
+    board = _board()
+    det = vh.HandDetector()
+    fps, n, states = 15.0, 0, []
+    # beyond point e0: cell row GY-1 (the ring below rank 0), column 5; the disc nudges the edge cell
+    disc = (5 * P + P / 2, (vh.GY - 1) * P + 0.3 * P)
+    arm = Sleeve("bottom", offset=4.5, width=2.0, depth=1.0)
+    for _ in range(15):
+        states.append(det.update_rectified(_frame(board, rng), n / fps))
+        n += 1
+    for k in range(6):                      # a hand puts it down from beyond the edge and leaves
+        states.append(det.update_rectified(_frame(board, rng, arm.box(shift=-0.2 * k), disc=disc), n / fps))
+        n += 1
+    for _ in range(int(3 * fps)):
+        states.append(det.update_rectified(_frame(board, rng, disc=disc), n / fps))
+        n += 1
+    assert states[-1].quiet and not states[-1].hidden.any()
+    first_quiet = next(i for i in range(21, len(states)) if states[i].quiet)
+    assert (first_quiet - 21) / fps <= 1.5
