@@ -155,6 +155,25 @@ class PhotoReading:
     joint: "JointReading | None"
 
 
+class ColourlessImageError(ValueError):
+    """A photo without colour: the sides of the pieces cannot be read from it."""
+
+
+# A pixel counts as coloured when its channels differ by more than this (0..255): JPEG noise on a
+# greyscale photo stays below ~10, red ink, wood and table tops are far above.
+COLOURED_PIXEL_CHROMA = 24
+# Below this share of coloured pixels a photo is greyscale (colour photos of boards: 0.2 .. 0.9).
+MIN_COLOUR_SHARE = 0.01
+
+
+def colour_share(image_bgr: np.ndarray) -> float:
+    """Share of pixels with visible colour (max - min channel above COLOURED_PIXEL_CHROMA)."""
+    step = max(1, int(np.sqrt(image_bgr.shape[0] * image_bgr.shape[1] / 250_000)))  # ~250k pixels suffice
+    small = image_bgr[::step, ::step]
+    chroma = small.max(axis=2).astype(np.int16) - small.min(axis=2).astype(np.int16)
+    return float((chroma > COLOURED_PIXEL_CHROMA).mean())
+
+
 def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
                profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None,
                joint: bool = True, game_position: bool = True) -> PhotoReading:
@@ -169,9 +188,10 @@ def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3) or image_bgr.size == 0:
         raise ValueError("read_image: expected a non-empty BGR image array")
-    if image_bgr.ndim == 2:
-        import cv2
-        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    if image_bgr.ndim == 2 or colour_share(image_bgr) < MIN_COLOUR_SHARE:
+        raise ColourlessImageError(
+            "the photo has no colour (greyscale): red and black pieces cannot be told apart by their ink, "
+            "so no position is given; take the photo in colour")
     if camera is not None:
         image_bgr = camera.undistort(image_bgr)
     h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))

@@ -12,7 +12,7 @@ def _read(args: argparse.Namespace) -> int:
     import numpy as np
 
     from vision.locate import BoardNotFoundError
-    from vision.reader import read_photo
+    from vision.reader import ColourlessImageError, read_photo
     from vision.observation import board_fen
 
     path = args.image
@@ -34,6 +34,8 @@ def _read(args: argparse.Namespace) -> int:
                              game_position=not args.any_placement)
     except BoardNotFoundError as exc:
         raise BoardNotFoundError(f"{path}: {exc}") from None
+    except ColourlessImageError as exc:
+        raise ColourlessImageError(f"{path}: {exc}") from None
     except ValueError as exc:  # a profile fitted for another model
         raise ValueError(f"--set {args.set!r}: {exc}") from None
     obs = reading.observation

@@ -108,3 +108,15 @@ def test_a_calibration_with_zero_or_nan_intrinsics_is_rejected_as_such(tmp_path,
         CameraIntrinsics.load(path)
     assert str(path) in str(err.value)
     assert "NaN" in str(err.value) or "must be positive" in str(err.value)
+
+
+def test_read_refuses_a_greyscale_photo_instead_of_printing_an_impossible_position(tmp_path):
+    import cv2
+    photo = ROOT / "tests" / "data" / "real_boards" / "desk_z4740634087907.jpg"
+    grey = tmp_path / "grey.jpg"
+    cv2.imwrite(str(grey), cv2.cvtColor(cv2.imread(str(photo)), cv2.COLOR_BGR2GRAY))
+    r = xqtrack("read", str(grey))
+    assert r.returncode == 1 and r.stdout == ""
+    assert "no colour" in r.stderr and str(grey) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    colour = xqtrack("read", str(photo))
+    assert colour.returncode == 0 and colour.stdout.count("/") == 9
