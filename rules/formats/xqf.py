@@ -21,6 +21,7 @@ byte from offset 1024 on carries a key byte, repeating every 32 bytes. The first
 root (no move; its comment is the game's opening comment). Since the tree is written in
 pre-order with the next move before the variations, the main line is simply the run of records
 from the start up to the first one without a next move: variations after it are skipped.
+(The root's own "next" flag is not trusted: some writers leave it unset although moves follow.)
 
 Key arithmetic (from the public descriptions of XQStudio's format): for a header byte b and a
 previous key k, f(b, k) = (((((b*b)*3+9)*3+8)*2+1)*3+8) * k (mod 256); KeyXY = f(KeyXY, KeyXY),
@@ -188,8 +189,8 @@ def _read_main_line(body: bytes, version: int, keys: XqfKeys | None, raw: RawGam
             frm = (b0 - 0x18 - (keys.xyf if keys else 0)) & 0xFF
             to = (b1 - 0x20 - (keys.xyt if keys else 0)) & 0xFF
             raw.moves.append(PointMove(_coded_square(frm), _coded_square(to), at, comment))
-        if not has_next:
-            return
+        if not has_next and not (index == 0 and pos + 4 <= len(body)):
+            return      # the root's flag is not trusted: writers leave it unset before moves
         index += 1
 
 

@@ -122,3 +122,10 @@ def test_a_comment_length_past_the_end_of_the_file_is_refused():
     data[1024 + 4:1024 + 8] = (10_000).to_bytes(4, "little")
     with pytest.raises(XqfError, match="a comment length of 10000 bytes does not fit the file"):
         read_xqf(bytes(data))
+
+
+def test_moves_after_a_root_record_without_its_next_flag_are_still_read():
+    game = _game(GAMES[0], 4)
+    data = bytearray(write_xqf(game, version=10))
+    data[1024 + 2] = 0                        # the root's "a move follows" flag cleared
+    assert read_xqf(bytes(data)).moves == game.moves
