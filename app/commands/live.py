@@ -40,24 +40,35 @@ def add_http_option(parser: argparse.ArgumentParser, linger_default: float | Non
                              + ("(default %(default)s s)" if linger_default is not None else "(default: until Ctrl-C)"))
 
 
-def start_live(args: argparse.Namespace, out_dir: str | Path, recorder: Any) -> Any:
-    """With --http: the live server for `out_dir`, started, plus the recorder's set-up frame hook."""
+def start_live(args: argparse.Namespace, out_dir: str | Path) -> Any:
+    """With --http: the live server for `out_dir`, listening (None without --http).
+
+    Started before the recorder writes anything, so a port in use or a bad address stops the
+    command with one line and no half-started recording folder.
+    """
     spec = getattr(args, "http", None)
     if not spec:
         return None
     from live.server import LiveServer, ServerConfig, parse_http
-    from live.setupframe import SetupWriter
 
     host, port = parse_http(spec)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
     server = LiveServer(out_dir, ServerConfig(host=host, port=port)).start()
+    _announce(server)
+    return server
+
+
+def watch_recorder(server: Any, recorder: Any) -> None:
+    """Give the recorder the set-up frame hook (DIR/setup.jpg + setup.json) when serving."""
+    if server is None:
+        return
+    from live.setupframe import SetupWriter
 
     def expected() -> str | None:
         pos = recorder.tracker.position
         return pos.fen() if pos is not None else None
 
-    recorder.frame_hook = SetupWriter(out_dir, expected)
-    _announce(server)
-    return server
+    recorder.frame_hook = SetupWriter(server.app.dir, expected)
 
 
 def stop_live(server: Any, args: argparse.Namespace) -> None:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.commands.live import add_http_option, start_live, stop_live
+from app.commands.live import add_http_option, start_live, stop_live, watch_recorder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -181,11 +181,12 @@ def _record(args: argparse.Namespace) -> int:
 
     from board.tracker import TrackerConfig
 
+    server = start_live(args, args.out)  # bound before anything is written: a port in use stops here
     rec = Recorder(args.out, start_fen=args.start_fen, read_start=args.read_start, resume=args.resume,
                    clock=clock, notation=args.notation, reader=_set_reader(args, source.paced, say), headers=headers,
                    on_line=say,
                    config=TrackerConfig(repetition_rules=args.rules))
-    server = start_live(args, args.out, rec)
+    watch_recorder(server, rec)
     try:
         with _StopOnSignals(rec):
             summary = rec.run(source, progress=progress, live_view=live)
@@ -252,9 +253,10 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"writing to {out}/\n")
     args.clip = str(clip)
     source = _open_source(args)
+    server = start_live(args, out)
     rec = Recorder(out, start_fen=start_fen, reader=_make_reader(source.paced), on_line=lambda s: print(s, flush=True),
                    headers={"Event": "xqtrack demo", "Site": str(clip.name)})
-    server = start_live(args, out, rec)
+    watch_recorder(server, rec)
     try:
         with _StopOnSignals(rec):
             summary = rec.run(source)

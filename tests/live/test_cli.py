@@ -88,3 +88,24 @@ def test_serve_refuses_a_missing_folder_in_one_line(tmp_path, capsys):
     assert main(["serve", str(tmp_path / "nope"), "--http", "0"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such recording folder" in err[0]
+
+
+def test_record_on_a_port_in_use_stops_in_one_line_before_writing_anything(tmp_path, capsys):
+    from pathlib import Path
+    clip = Path(__file__).resolve().parents[2] / "sim" / "samples" / "demo" / "clip.mp4"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["record", str(clip), "--out", str(tmp_path / "r"), "--http", str(port), "--quiet"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"cannot serve on 127.0.0.1:{port}" in err[0]
+    assert not (tmp_path / "r" / "events.jsonl").exists()
+
+
+def test_record_with_a_bad_http_address_names_it(tmp_path, capsys):
+    from pathlib import Path
+    clip = Path(__file__).resolve().parents[2] / "sim" / "samples" / "demo" / "clip.mp4"
+    assert main(["record", str(clip), "--out", str(tmp_path / "r"), "--http", "localhost:http", "--quiet"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--http 'localhost:http'" in err[0] and "not a number" in err[0]
