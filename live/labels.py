@@ -42,7 +42,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "setup": ("设置检查", "Set-up check"),
     "confidence": ("锁定置信度", "lock confidence"),
     "red_side": ("红方位置", "red's side"),
-    "expected": ("预期开局", "expected start"),
+    "expected": ("预期局面", "expected position"),
     "reads": ("读取", "board reads"),
     "hints": ("提示", "hints"),
     "too_dark": ("太暗", "too dark"),

@@ -79,22 +79,29 @@ def _wall_ms(iso: str) -> float | None:
 class LiveHub:
     """The journal as the server sees it: events with sequence numbers, the folded game, waiters."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, tail: JournalTail | None = None) -> None:
         self.dir = out_dir
-        self.tail = JournalTail(out_dir / EVENTS_NAME)
+        self.tail = tail if tail is not None else JournalTail(out_dir / EVENTS_NAME)
         self.game = LiveGame()
         self.events: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self._changed = asyncio.Event()
         self._svg_cache: dict[tuple[int, bool], str] = {}
+        self._state_cache: tuple[int, dict[str, Any]] | None = None
 
     def poll(self) -> bool:
         """Take what the journal gained; wakes the streams when there is something new."""
         got = self.tail.poll()
         self.warnings.extend(got.warnings)
-        if not got.events:
+        return self.feed(got.events)
+
+    def feed(self, events: list[dict[str, Any]]) -> bool:
+        """Fold journal lines handed over by whoever reads them (the tail above, or the hall's hub,
+        which receives each board's lines over MQTT); wakes the streams when there is something new.
+        Call it on the server's loop."""
+        if not events:
             return False
-        for e in got.events:
+        for e in events:
             try:
                 seq = self.game.apply(e)
             except ValueError as exc:
@@ -128,7 +135,9 @@ class LiveHub:
 
     def state(self) -> dict[str, Any]:
         """/state.json: the folded game, its clocks as of now (the running side counted down)."""
-        d = self.game.to_dict()
+        if self._state_cache is None or self._state_cache[0] != self.game.seq:
+            self._state_cache = (self.game.seq, self.game.to_dict())   # folded once per change, not per client
+        d = dict(self._state_cache[1])
         clocks = d.get("clocks")
         if clocks is not None:
             clocks = dict(clocks)
@@ -159,11 +168,13 @@ def _sse(data: str, event: str | None = None, ident: int | None = None) -> bytes
 class LiveApp:
     """The aiohttp application for one recording folder."""
 
-    def __init__(self, out_dir: str | Path, config: ServerConfig) -> None:
+    def __init__(self, out_dir: str | Path, config: ServerConfig, hub: LiveHub | None = None) -> None:
+        """`hub`: a LiveHub fed by its owner (the hall's hub feeds one per board from MQTT); without
+        it the app makes its own at start-up and tails DIR/events.jsonl."""
         self.dir = Path(out_dir)
         self.config = config
         self.token = config.token or secrets.token_urlsafe(12)
-        self.hub: LiveHub | None = None
+        self.hub: LiveHub | None = hub
         self.closing = False
         self._poller: asyncio.Task[None] | None = None
 
@@ -187,6 +198,8 @@ class LiveApp:
         return app
 
     async def _startup(self, app: web.Application) -> None:
+        if self.hub is not None:      # fed by its owner: nothing to tail
+            return
         self.hub = LiveHub(self.dir)
         self.hub.poll()
         self._poller = asyncio.get_running_loop().create_task(self._poll_forever())

@@ -123,7 +123,7 @@
   }
 
   function connect() {
-    var url = "/events?view=1" + (flip ? "&flip=1" : "");
+    var url = "events?view=1" + (flip ? "&flip=1" : "");
     var es = new EventSource(url);
     es.addEventListener("state", function (ev) { apply(JSON.parse(ev.data)); });
     es.onerror = function () {
@@ -136,7 +136,7 @@
     var b = ev.target.closest && ev.target.closest("button[data-decision]");
     if (!b || !token) return;
     var note = window.prompt(label("note")) || "";
-    fetch("/rule", { method: "POST", headers: { "Content-Type": "application/json", "X-XQ-Token": token },
+    fetch("rule", { method: "POST", headers: { "Content-Type": "application/json", "X-XQ-Token": token },
       body: JSON.stringify({ incident: parseInt(b.dataset.id, 10), decision: b.dataset.decision, note: note }) })
       .then(function (r) { if (!r.ok) r.text().then(function (t) { window.alert(t); }); });
   });

@@ -50,7 +50,7 @@
     window.__xq.setup = s;
     document.body.dataset.frame = s.frame;
     el("no-frame").style.display = "none";
-    if (shown !== s.frame) { el("shot").src = "/setup.jpg?frame=" + s.frame; shown = s.frame; }
+    if (shown !== s.frame) { el("shot").src = "setup.jpg?frame=" + s.frame; shown = s.frame; }
     lattice(s);
     var lock = el("lock");
     var conf = s.pose ? s.pose.confidence : null;
@@ -68,7 +68,7 @@
   }
 
   function poll() {
-    fetch("/setup.json", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; })
+    fetch("setup.json", { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; })
       .then(function (s) { if (s) show(s); }).catch(function () {})
       .then(function () { setTimeout(poll, 1000); });
   }
