@@ -136,18 +136,19 @@ def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
         from firmware_bridge import ClockLink
     except ImportError as exc:
         raise RuntimeError(f"the clock link is not available: {exc}") from None
-    kwargs = {}
+    resume_after: int | None = None
+    resume_boot_id: int | None = None
     if resume and out_dir:
+        from board.events import ClockEvent
         from runtime.journal import EVENTS_NAME, read_events
         path = Path(out_dir) / EVENTS_NAME
         if path.exists():
             events, _ = read_events(path)
-            last = [e for e in events if e.get("type") == "clock" and e.get("seq") is not None]
+            last = [c for c in (ClockEvent.from_dict(e) for e in events if e.get("type") == "clock")
+                    if c.seq is not None]
             if last:
-                kwargs["resume_after"] = int(last[-1]["seq"])
-                if last[-1].get("boot_id") is not None:
-                    kwargs["resume_boot_id"] = int(last[-1]["boot_id"])
-    return ClockLink(port, **kwargs)
+                resume_after, resume_boot_id = last[-1].seq, last[-1].boot_id
+    return ClockLink(port, resume_after=resume_after, resume_boot_id=resume_boot_id)
 
 
 def _record(args: argparse.Namespace) -> int:
