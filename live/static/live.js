@@ -76,6 +76,16 @@
     }
   }
 
+  function evidenceLinks(ev) {
+    var keys = ["clip", "crop", "before", "during", "after"].filter(function (k) {
+      return typeof ev[k] === "string" && /^evidence\/[\w.\-]+$/.test(ev[k]);
+    });
+    if (!keys.length) return "";
+    return "<div class='evidence'>" + keys.map(function (k) {
+      return "<a target='_blank' href='" + ev[k] + "'>" + text(label(k)) + "</a>";
+    }).join(" · ") + "</div>";
+  }
+
   function drawIncidents(st) {
     var list = el("incidents");
     if (!list) return;
@@ -87,6 +97,7 @@
       return "<li class='" + ruling + "' data-id='" + inc.id + "'><span class='kind'>#" + inc.id + " " +
         text(label(inc.kind)) + "</span> · " + text(inc.side || "") + " · " + label("ply") + " " + inc.ply +
         (inc.points.length ? " · " + text(inc.points.join(", ")) : "") + "<br>" + text(inc.detail) +
+        evidenceLinks(inc.evidence || {}) +
         "<div class='ruling'>" + label("ruling") + ": " + label(ruling) +
         (inc.ruling && inc.ruling.note ? " — " + text(inc.ruling.note) : "") + "</div>" + buttons + "</li>";
     });

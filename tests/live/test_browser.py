@@ -57,9 +57,11 @@ def test_the_live_page_shows_each_new_move_as_the_journal_grows(browser, served)
         arrow = browser.execute_script("var a=document.querySelector('#board .last-move');"
                                        "return a.dataset.from + a.dataset.to")
         assert arrow == iccs
-    game.incident("retouch", points=["h0"])
+    game.incident("retouch", points=["h0"], evidence={"clip": "evidence/001_ply003_retouch_clip.webm"})
     assert _until(browser, "return document.querySelectorAll('#incidents li').length", 1) == 1
     assert "放手后再摸" in browser.find_element("css selector", "#incidents li").text
+    link = browser.find_element("css selector", "#incidents li .evidence a")
+    assert link.get_attribute("href") == url + "/evidence/001_ply003_retouch_clip.webm"
     game.tracking("out_of_sync", detail="g2 differs")
     assert _until(browser, "return document.getElementById('sync').textContent",
                   "不同步：请检查棋盘 out of sync: check the board") == "不同步：请检查棋盘 out of sync: check the board"
