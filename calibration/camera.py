@@ -125,9 +125,10 @@ def find_checkerboard(image: np.ndarray, pattern: tuple[int, int]) -> np.ndarray
     return corners.reshape(-1, 2)
 
 
-def calibrate(images: Sequence[np.ndarray], pattern: tuple[int, int] = (9, 6), square: float = 1.0,
+def calibrate(images: Sequence[np.ndarray | None], pattern: tuple[int, int] = (9, 6), square: float = 1.0,
               names: Sequence[str] | None = None, min_views: int = 4) -> CameraIntrinsics:
-    """Intrinsics from several views of a flat checkerboard (all the same image size).
+    """Intrinsics from several views of a flat checkerboard (all the same image size); an image
+    that could not be read (None, as cv2.imread gives) is named among the failures.
 
     `pattern` counts inner corners (columns, rows). Raises CameraCalibrationError naming the
     images where the pattern was not found when fewer than `min_views` remain.
