@@ -37,7 +37,8 @@ def add_http_option(parser: argparse.ArgumentParser, linger_default: float | Non
     parser.add_argument("--http", metavar="[HOST:]PORT", help=HTTP_HELP)
     parser.add_argument("--linger", type=float, default=linger_default, metavar="SECONDS",
                         help="with --http: keep serving this long after the recording ends "
-                             + ("(default %(default)s s)" if linger_default is not None else "(default: until Ctrl-C)"))
+                             + ("(default %(default)s s)" if linger_default is not None
+                                else "(default: until Ctrl-C at a terminal, 3 s from a script)"))
 
 
 def start_live(args: argparse.Namespace, out_dir: str | Path) -> Any:
@@ -71,11 +72,18 @@ def watch_recorder(server: Any, recorder: Any) -> None:
     recorder.frame_hook = SetupWriter(server.app.dir, expected)
 
 
+SCRIPTED_LINGER_S = 3.0   # `demo --http` run by a script (stdin not a terminal) serves this long after the end
+
+
 def stop_live(server: Any, args: argparse.Namespace) -> None:
-    """Keep serving `--linger` seconds (None: until Ctrl-C), then stop."""
+    """Keep serving `--linger` seconds, then stop. Without --linger (demo): until Ctrl-C when a
+    person runs it (stdin is a terminal), so the page stays up to be looked at; a script gets
+    SCRIPTED_LINGER_S and the command ends."""
     if server is None:
         return
     linger = getattr(args, "linger", None)
+    if linger is None and not sys.stdin.isatty():
+        linger = SCRIPTED_LINGER_S
     try:
         if linger is None:
             print(f"recording finished; still serving {server.url}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
