@@ -43,3 +43,25 @@ def test_a_replaced_journal_is_followed_from_its_start(tmp_path):
     os.replace(tmp, path)
     got = tail.poll()
     assert [e["ply"] for e in got.events] == [7] and got.warnings
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 12), cuts=st.lists(st.integers(0, 2000), max_size=8))
+def test_however_the_writes_are_split_the_tail_reads_each_event_once_in_order(tmp_path_factory, n, cuts):
+    path = tmp_path_factory.mktemp("tail") / "events.jsonl"
+    data = b"".join(_line(i) for i in range(1, n + 1))
+    points = sorted({min(c, len(data)) for c in cuts} | {len(data)})
+    tail = JournalTail(path)
+    got = []
+    start = 0
+    path.write_bytes(b"")
+    for end in points:
+        with open(path, "ab") as f:
+            f.write(data[start:end])
+        start = end
+        got.extend(e["ply"] for e in tail.poll().events)
+    assert got == list(range(1, n + 1))
