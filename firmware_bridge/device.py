@@ -9,8 +9,13 @@ to identical output bytes by the device vectors in tests/clock/vectors.json.
 Duties (docs/clock-protocol.md):
 - number every event from 1, keep unacknowledged ones in a ring of `capacity`, resend the
   oldest RETX_BURST of them every RETX_MS until acknowledged, replay "everything after N"
-  (or, selectively, the ones a bit mask names, with a SNAPSHOT when it names events already
-  overwritten, so the host learns of the loss at once) on request;
+  on request;
+- keep the host's last selective request (the events it lacks, a bit mask) and serve it
+  itself, REPAIR_BURST events every REPAIR_MS in turn for REPAIR_ROUNDS rounds: on a noisy
+  line most requests are lost, so one that gets through keeps working; the clock alone sets
+  the pace of these answers, so however often the host asks they take at most a third of
+  the line; a request naming events already overwritten also gets a SNAPSHOT, so the host
+  learns of the loss at once;
 - a SNAPSHOT every SNAPSHOT_MS;
 - answer HELLO (version handshake), SYNC (time exchange) and commands; state-changing
   commands are de-duplicated by sequence number, so a retry never applies twice.
@@ -28,6 +33,11 @@ from .timecontrol import ClockMachine
 SNAPSHOT_MS = 1000
 RETX_MS = 200
 RETX_BURST = 4  # events resent per retransmission tick: the oldest unacknowledged ones
+# Serving a selective request (docs/clock-protocol.md §4): REPAIR_BURST events (27 bytes each
+# on the wire, 2.3 ms at 115200 baud) every REPAIR_MS is 37 % of the line at most
+REPAIR_MS = 25
+REPAIR_BURST = 4
+REPAIR_ROUNDS = 8  # a request is served this long (200 ms) unless a newer one replaces it
 RECENT_CMDS = 16
 DEFAULT_CAPACITY = 32
 FIRMWARE_NAME = "xqclock 1.0"
@@ -63,6 +73,12 @@ class ClockDevice:
         self.events_overwritten = 0
         self.ring_peak = 0  # most events held at once: how close the ring came to overflowing
         self.events_resent = 0  # EVENT frames sent again (periodic, replays): the cost of a noisy line
+        # the host's last selective request: events after+1+i for each bit i of mask
+        self.want_after = 0
+        self.want_mask = 0
+        self.want_rounds = 0  # rounds left to serve it (0: none)
+        self.want_next = 0  # the event number a round starts from (the rounds take turns)
+        self.want_last_ms = (now_ms - REPAIR_MS) & U32  # when the last round was sent
         self.session = 0
         self.max_cmd = 0
         self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
@@ -125,26 +141,39 @@ class ClockDevice:
                 sent += 1
         self.retx_at = (now_ms + RETX_MS) & U32 if self.ring else None
 
-    def _resend_selected(self, after: int, mask: int, now_ms: int) -> None:
-        """Selective repeat: event after+1+i for every bit i of mask, if still held.
+    def _want(self, after: int, mask: int, now_ms: int) -> None:
+        """A selective request: serve it from now on in paced rounds (see _repair_round).
 
         A request naming an event the ring no longer holds (overwritten while the host waited)
         is answered with a SNAPSHOT as well: its `oldest` tells the host at once how many were
         lost, instead of after the next periodic snapshot got through a noisy line.
         """
-        first = self.oldest_held()
         if mask:
             lowest = (mask & -mask).bit_length() - 1
-            if _due((first - 1) & U32, (after + 1 + lowest) & U32):  # the oldest named < first
+            if _due((self.oldest_held() - 1) & U32, (after + 1 + lowest) & U32):  # the oldest named < first
                 self._send_snapshot(now_ms)
-        if not self.ring:
+        self.want_after, self.want_mask = after, mask
+        self.want_rounds = REPAIR_ROUNDS if mask else 0
+        if mask and ((now_ms - self.want_last_ms) & U32) >= REPAIR_MS:
+            self._repair_round(now_ms)
+
+    def _repair_round(self, now_ms: int) -> None:
+        """Send up to REPAIR_BURST of the wanted events still held, taking turns across rounds."""
+        self.want_last_ms = now_ms & U32
+        self.want_rounds -= 1
+        first = self.oldest_held()
+        named = [
+            (self.want_after + 1 + i) & U32 for i in range(32)
+            if self.want_mask >> i & 1 and first <= (self.want_after + 1 + i) & U32 <= self.last_seq
+        ]
+        if not named:
+            self.want_rounds = 0  # all delivered (acknowledged) or gone: nothing left to serve
             return
-        for i in range(32):
-            if mask >> i & 1:
-                seq = (after + 1 + i) & U32
-                if first <= seq <= self.last_seq:
-                    self._send(MsgType.EVENT, seq, self.ring[seq - first][1].pack())
-                    self.events_resent += 1
+        start = next((k for k, seq in enumerate(named) if seq >= self.want_next), 0)
+        for seq in (named[start:] + named[:start])[:REPAIR_BURST]:
+            self._send(MsgType.EVENT, seq, self.ring[seq - first][1].pack())
+            self.events_resent += 1
+            self.want_next = (seq + 1) & U32
 
     def _send_snapshot(self, now_ms: int) -> None:
         self._send(MsgType.SNAPSHOT, self.last_seq, self.snapshot(now_ms).pack())
@@ -165,7 +194,12 @@ class ClockDevice:
         """Time passes: run the clock, send the snapshot and retransmissions that are due."""
         self._push_events(self.machine.tick(now_ms), now_ms)
         if self.retx_at is not None and _due(now_ms, self.retx_at):
-            self._resend(self.acked, now_ms, RETX_BURST)
+            if self.want_rounds:  # the host is asking, and being answered: no blind resend
+                self.retx_at = (now_ms + RETX_MS) & U32
+            else:
+                self._resend(self.acked, now_ms, RETX_BURST)
+        if self.want_rounds and ((now_ms - self.want_last_ms) & U32) >= REPAIR_MS:
+            self._repair_round(now_ms)
         if _due(now_ms, self.next_snapshot):
             self._send_snapshot(now_ms)
             self.next_snapshot = (self.next_snapshot + SNAPSHOT_MS) & U32
@@ -210,8 +244,9 @@ class ClockDevice:
                 after = struct.unpack_from("<I", frame.payload)[0]
                 self._ack_upto(after, now_ms)
                 if len(frame.payload) == 8:
-                    self._resend_selected(after, struct.unpack_from("<I", frame.payload, 4)[0], now_ms)
+                    self._want(after, struct.unpack_from("<I", frame.payload, 4)[0], now_ms)
                 else:
+                    self.want_rounds = 0  # everything after `after` goes now
                     self._resend(after, now_ms)
             else:
                 self.bad_frames += 1

@@ -161,8 +161,25 @@ def device_scenarios() -> list[dict]:
         s.press(100 + 100 * i, (i + 1) % 2)
     s.rx(1000, hello(2)).rx(1001, u32(MsgType.REPLAY, 2), "replay after 2: only 6..9 are left").poll(1001)
     s.rx(1002, f(MsgType.REPLAY, 0, codec.pack_u32(5) + codec.pack_u32(0b1101)), "selective: 6, 8, 9 (5 is acked)")
-    s.rx(1003, f(MsgType.REPLAY, 0, codec.pack_u32(1) + codec.pack_u32(0xFFFFFFFF)), "selective: only held ones")
+    s.rx(1003, f(MsgType.REPLAY, 0, codec.pack_u32(1) + codec.pack_u32(0xFFFFFFFF)), "selective: a SNAPSHOT (2..5 are gone); held ones in the next round")
     s.poll(1202).rx(1203, f(MsgType.REPLAY, 0, codec.pack_u32(6) + b"\x02"), "5-byte REPLAY: ignored")
+    out.append(s.as_dict())
+
+    s = Scenario("selective request kept and served in paced rounds, taking turns; acks shrink it")
+    s.rx(0, configure(1, TimeControl.fischer(60_000, 1000)))
+    for i in range(10):
+        s.press(100 + 10 * i, (i + 1) % 2)
+    s.poll(399)
+    s.rx(400, f(MsgType.REPLAY, 0, codec.pack_u32(1) + codec.pack_u32(0b1011111)), "3..7 and 9: 4 now")
+    s.rx(410, f(MsgType.REPLAY, 0, codec.pack_u32(1) + codec.pack_u32(0b1011111)), "again 10 ms later: kept, not sent")
+    s.poll(424).poll(425).poll(449).poll(450)
+    s.rx(460, u32(MsgType.ACK_EVENTS, 5), "3..5 delivered")
+    s.poll(475).poll(500)
+    s.rx(510, f(MsgType.REPLAY, 0, codec.pack_u32(7) + codec.pack_u32(0b10)), "only 9 now")
+    s.poll(535).poll(560)
+    for t in range(585, 800, 25):
+        s.poll(t)
+    s.rx(900, u32(MsgType.REPLAY, 11), "full replay ends the rounds").poll(925)
     out.append(s.as_dict())
 
     s = Scenario("stream noise: garbage, a corrupted frame and a frame split across reads")

@@ -124,31 +124,68 @@ static void send_snapshot(xq_device *d)
     send(d, XQ_SNAPSHOT, d->last_seq, p, XQ_SNAPSHOT_LEN);
 }
 
-/* Selective repeat: event after+1+i for every bit i of mask, if still held. A request that
- * names an event the ring no longer holds (overwritten while the host waited) also gets a
- * SNAPSHOT, whose `oldest` tells the host at once how many were lost. */
-static void resend_selected(xq_device *d, uint32_t after, uint32_t mask)
+/* 1 if event `seq` is in the ring. */
+static int held(const xq_device *d, uint32_t seq)
+{
+    uint32_t first = xq_device_oldest_held(d);
+    return d->ring_len && seq - first <= d->last_seq - first;
+}
+
+/* One round of serving the host's last selective request: up to XQ_REPAIR_BURST of the
+ * events it named that are still held, from the first at or after want_next on (wrapping),
+ * so the rounds take turns over all of them. */
+static void repair_round(xq_device *d)
+{
+    uint32_t first = xq_device_oldest_held(d);
+    uint8_t i, k, start = 32, any = 0, sent = 0;
+    d->want_last = d->now;
+    d->want_rounds--;
+    for (i = 0; i < 32; i++) {
+        uint32_t seq = d->want_after + 1u + i;
+        if ((d->want_mask >> i & 1u) && held(d, seq)) {
+            any = 1;
+            if (start == 32 && seq >= d->want_next)
+                start = i;
+        }
+    }
+    if (!any) {
+        d->want_rounds = 0; /* all acknowledged or gone: nothing left to serve */
+        return;
+    }
+    if (start == 32)
+        start = 0;
+    for (k = 0; k < 32 && sent < XQ_REPAIR_BURST; k++) {
+        uint32_t seq;
+        i = (uint8_t)((start + k) & 31u);
+        seq = d->want_after + 1u + i;
+        if ((d->want_mask >> i & 1u) && held(d, seq)) {
+            send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
+            d->events_resent++;
+            d->want_next = seq + 1u;
+            sent++;
+        }
+    }
+}
+
+/* A selective request (event after+1+i for every bit i of mask): kept and served in paced
+ * rounds from now on. One that names an event the ring no longer holds (overwritten while
+ * the host waited) also gets a SNAPSHOT, whose `oldest` tells the host at once how many
+ * were lost. */
+static void want(xq_device *d, uint32_t after, uint32_t mask)
 {
     uint8_t i;
-    uint32_t first = xq_device_oldest_held(d);
     for (i = 0; i < 32; i++) {
         if (mask >> i & 1u) {
-            if (due(first - 1u, after + 1u + i)) /* the oldest named event < first: gone */
+            if (due(xq_device_oldest_held(d) - 1u, after + 1u + i)) /* the oldest named < first */
                 send_snapshot(d);
             break;
         }
     }
-    if (!d->ring_len)
-        return;
-    for (i = 0; i < 32; i++) {
-        if (mask >> i & 1u) {
-            uint32_t seq = after + 1u + i;
-            if (seq - first <= d->last_seq - first) {
-                send_event(d, seq, ring_at(d, (uint16_t)(seq - first)));
-                d->events_resent++;
-            }
-        }
-    }
+    d->want_after = after;
+    d->want_mask = mask;
+    d->want_rounds = mask ? XQ_REPAIR_ROUNDS : 0;
+    if (mask && (uint32_t)(d->now - d->want_last) >= XQ_REPAIR_MS)
+        repair_round(d);
 }
 
 void xq_device_init(xq_device *d, uint32_t now_ms, uint32_t boot_id, uint16_t capacity,
@@ -169,6 +206,7 @@ void xq_device_init(xq_device *d, uint32_t now_ms, uint32_t boot_id, uint16_t ca
     d->tx_ctx = tx_ctx;
     d->now = now_ms;
     d->next_snapshot = now_ms + XQ_SNAPSHOT_MS;
+    d->want_last = now_ms - XQ_REPAIR_MS;
     xq_reader_init(&d->reader);
     xq_clock_init(&d->clock, tc, now_ms, on_event, d);
 }
@@ -177,8 +215,14 @@ void xq_device_poll(xq_device *d, uint32_t now_ms)
 {
     d->now = now_ms;
     xq_clock_tick(&d->clock, now_ms);
-    if (d->retx_armed && due(now_ms, d->retx_at))
-        resend(d, d->acked, XQ_RETX_BURST);
+    if (d->retx_armed && due(now_ms, d->retx_at)) {
+        if (d->want_rounds) /* the host is asking, and being answered: no blind resend */
+            d->retx_at = now_ms + XQ_RETX_MS;
+        else
+            resend(d, d->acked, XQ_RETX_BURST);
+    }
+    if (d->want_rounds && (uint32_t)(now_ms - d->want_last) >= XQ_REPAIR_MS)
+        repair_round(d);
     if (due(now_ms, d->next_snapshot)) {
         send_snapshot(d);
         d->next_snapshot += XQ_SNAPSHOT_MS;
@@ -340,9 +384,11 @@ static void handle(xq_device *d, const xq_frame *f)
         }
         ack_upto(d, xq_get_u32(f->payload));
         if (f->type == XQ_REPLAY && f->len == 8)
-            resend_selected(d, xq_get_u32(f->payload), xq_get_u32(f->payload + 4));
-        else if (f->type == XQ_REPLAY)
+            want(d, xq_get_u32(f->payload), xq_get_u32(f->payload + 4));
+        else if (f->type == XQ_REPLAY) {
+            d->want_rounds = 0; /* everything after `after` goes now */
             resend(d, xq_get_u32(f->payload), 0);
+        }
     } else if (stateful(f->type)) {
         uint8_t status = command(d, f);
         send_ack(d, f->seq, status);

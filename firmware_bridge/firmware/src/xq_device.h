@@ -1,10 +1,10 @@
 /* The clock side of the protocol; mirrors firmware_bridge/device.py.
  *
  * Numbers every event from 1, keeps unacknowledged events in a ring, resends the oldest
- * XQ_RETX_BURST every XQ_RETX_MS until acknowledged, replays "everything after N" (or,
- * selectively, the events a bit mask names; a SNAPSHOT too when the mask names events
- * already overwritten, so the host learns of the loss at once) on request, sends a SNAPSHOT
- * every XQ_SNAPSHOT_MS, answers HELLO/SYNC and executes commands at most once per sequence
+ * XQ_RETX_BURST every XQ_RETX_MS until acknowledged, replays "everything after N" on
+ * request, keeps the host's last selective request (a bit mask of the events it lacks) and
+ * serves it itself in paced rounds (a SNAPSHOT too when it names events already overwritten,
+ * so the host learns of the loss at once), sends a SNAPSHOT every XQ_SNAPSHOT_MS, answers HELLO/SYNC and executes commands at most once per sequence
  * number. Bytes to send go out through the tx callback (a UART on the board, a buffer in
  * the host tests).
  */
@@ -22,6 +22,12 @@
 #define XQ_SNAPSHOT_MS 1000u
 #define XQ_RETX_MS 200u
 #define XQ_RETX_BURST 4u /* events resent per retransmission tick: the oldest unacknowledged */
+/* Serving the host's last selective request: XQ_REPAIR_BURST events (27 bytes each on the
+ * wire, 2.3 ms at 115200 baud) every XQ_REPAIR_MS, at most 37 % of the line, for
+ * XQ_REPAIR_ROUNDS rounds unless a newer request replaces it (docs/clock-protocol.md 4). */
+#define XQ_REPAIR_MS 25u
+#define XQ_REPAIR_BURST 4u
+#define XQ_REPAIR_ROUNDS 8u
 #define XQ_RECENT_CMDS 16
 #define XQ_FIRMWARE_NAME "xqclock 1.0"
 
@@ -44,6 +50,10 @@ typedef struct {
     uint32_t events_overwritten;
     uint16_t ring_peak; /* most events held at once: how close the ring came to overflowing */
     uint32_t events_resent; /* EVENT frames sent again (periodic, replays) */
+    uint32_t want_after, want_mask; /* the host's last selective request */
+    uint32_t want_next;             /* the event number the next repair round starts from */
+    uint32_t want_last;             /* clock ms of the last repair round */
+    uint8_t want_rounds;            /* repair rounds left (0: none) */
     uint32_t session;
     uint32_t max_cmd;
     xq_recent recent[XQ_RECENT_CMDS];

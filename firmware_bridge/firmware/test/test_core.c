@@ -315,8 +315,59 @@ static void test_replay_of_overwritten_events_reports_the_loss(void)
     xq_put_u32(f.payload + 4, 0x2u); /* event 6, still held: no snapshot */
     n = xq_frame_encode(&f, wire);
     txn = 0;
-    xq_device_receive(&d, wire, n, 910);
-    CHECK(count_type(XQ_SNAPSHOT) == 0 && count_type(XQ_EVENT) == 1);
+    xq_device_receive(&d, wire, n, 910); /* 10 ms after the last repair round: kept, not yet served */
+    CHECK(count_type(XQ_SNAPSHOT) == 0 && count_type(XQ_EVENT) == 0 && d.want_rounds == XQ_REPAIR_ROUNDS);
+    xq_device_poll(&d, 924);
+    CHECK(count_type(XQ_EVENT) == 0);
+    xq_device_poll(&d, 925);
+    CHECK(count_type(XQ_EVENT) == 1 && find_frame(XQ_EVENT, &got) != NULL && got.seq == 6);
+}
+
+/* A selective request is served in paced rounds: XQ_REPAIR_BURST events per XQ_REPAIR_MS,
+ * taking turns over everything named, for XQ_REPAIR_ROUNDS rounds. */
+static void test_selective_request_is_served_in_paced_rounds(void)
+{
+    static xq_device d;
+    uint8_t wire[XQ_MAX_ENCODED + 1];
+    xq_frame f, got;
+    xq_reader r;
+    uint16_t n, i;
+    uint32_t t, seen[16];
+    int total = 0, rounds = 0;
+    xq_device_init(&d, 0, 7, 32, NULL, NULL, txcap, NULL);
+    for (i = 0; i < 12; i++)
+        xq_device_press(&d, (uint8_t)(i % 2), (uint32_t)(100 + 10 * i));
+    memset(&f, 0, sizeof f);
+    f.version = 1;
+    f.type = XQ_REPLAY;
+    f.len = 8;
+    xq_put_u32(f.payload, 0);
+    xq_put_u32(f.payload + 4, 0x3Fu); /* events 1..6 */
+    n = xq_frame_encode(&f, wire);
+    memset(seen, 0, sizeof seen);
+    xq_device_poll(&d, 999); /* the periodic resend of the oldest 4 now, the next at 1199 */
+    for (t = 1000; t < 1199; t++) {
+        txn = 0;
+        if (t == 1000)
+            xq_device_receive(&d, wire, n, t);
+        else
+            xq_device_poll(&d, t);
+        if (count_type(XQ_EVENT)) {
+            rounds++;
+            CHECK(count_type(XQ_EVENT) == (int)XQ_REPAIR_BURST);
+            CHECK((t - 1000) % XQ_REPAIR_MS == 0);
+            xq_reader_init(&r);
+            for (i = 0; i < txn; i++)
+                if (xq_reader_push(&r, txb[i], &got) && got.type == XQ_EVENT && got.seq >= 1 && got.seq <= 6) {
+                    seen[got.seq]++;
+                    total++;
+                }
+        }
+    }
+    CHECK(rounds == (int)XQ_REPAIR_ROUNDS && d.want_rounds == 0);
+    for (i = 1; i <= 6; i++)
+        CHECK(seen[i] >= 5); /* 32 sends taking turns over 6 events */
+    CHECK(total == (int)(XQ_REPAIR_ROUNDS * XQ_REPAIR_BURST));
 }
 
 int main(void)
@@ -333,6 +384,7 @@ int main(void)
     test_wrap();
     test_device_retention();
     test_replay_of_overwritten_events_reports_the_loss();
+    test_selective_request_is_served_in_paced_rounds();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }
