@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from rules import Move, Position, RulesError
+from rules import Move, Position, RulesError, Side
 
 T = TypeVar("T")
 
@@ -123,6 +123,7 @@ class Journal:
         self.path = self.dir / EVENTS_NAME
         self.disk_full = False
         self._reserve = self.dir / RESERVE_NAME
+        self._own_reserve = False      # a second writer (a hall station's command) keeps its hands off ours
         self._repair_tail()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         self._closed = False
@@ -142,6 +143,7 @@ class Journal:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            self._own_reserve = True
         except OSError as exc:
             self._release_reserve()
             if exc.errno in DISK_FULL_ERRNOS:
@@ -217,7 +219,8 @@ class Journal:
                 os.fsync(self._fd)
             finally:
                 os.close(self._fd)
-            self._release_reserve()
+            if self._own_reserve:
+                self._release_reserve()
 
     def __enter__(self) -> "Journal":
         return self
@@ -291,67 +294,84 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
 
     The start position comes from the `started` tracking event; moves from
     the `move` events in order, each re-checked by the rules engine (a move
-    that does not follow is an error naming its line's ply).
+    that does not follow is an error naming its line's ply). Lines are read back
+    as board.events' typed events; a line of another part's type (a ruling) is
+    skipped, a clock or game-end line that does not read is skipped with a warning.
     """
+    from board.clockref import ClockReferee
+    from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, JournalEvent, MoveEvent,
+                              TrackingEvent, event_from_dict)
+
     path = Path(out_dir) / EVENTS_NAME
     if not path.exists():
         raise JournalError(f"{path}: no journal to resume (expected events.jsonl from an earlier record)")
     events, warnings = read_events(path)
+    typed: list[tuple[float, JournalEvent | None]] = []
+    for e in events:
+        t = float(e.get("t", 0.0) or 0.0)
+        ev: JournalEvent | None = None
+        if e.get("type") in EVENT_TYPES:
+            try:
+                ev = event_from_dict(e)
+            except EventFormatError as exc:
+                if e.get("type") == "move":
+                    raise JournalError(f"{path}: move at ply {e.get('ply')} ({e.get('iccs')!r}) does not follow: "
+                                       f"{exc}") from None
+                warnings.append(f"{path}: {exc}; skipped")
+        typed.append((t, ev))
     start_fen = None
     headers: dict[str, str] = {}
     notation = "chinese"
-    for e in events:
-        if e.get("type") == "tracking" and e.get("status") == "started" and e.get("fen"):
-            start_fen = e["fen"]
-            headers = dict(e.get("headers") or {})
-            notation = e.get("notation", notation)
+    for _, ev in typed:
+        if isinstance(ev, TrackingEvent) and ev.status == "started" and ev.fen:
+            start_fen = ev.fen
+            headers = ev.headers
+            notation = ev.notation or notation
             break
     if start_fen is None:
         raise JournalError(f"{path}: the journal has no 'started' event with a start position")
     pos = Position.from_fen(start_fen)
     moves: list[Move] = []
     clocks: list[int | None] = []
-    sides: list[str | None] = []
+    sides: list[Side] = []
     restated_clocks: list[int | None] = []
     result = "*"
     last_t = 0.0
-    for e in events:
-        last_t = max(last_t, float(e.get("t", 0.0) or 0.0))
-        if e.get("type") == "tracking" and e.get("status") == "corrected":
+    for t, ev in typed:
+        last_t = max(last_t, t)
+        if isinstance(ev, TrackingEvent) and ev.status == "corrected":
             # a recorded ply was replaced: drop it and what followed; the move events after
             # this one re-state them (each keeps the clock time it had)
-            ply = int(e.get("ply", 0))
-            while ply >= 1 and len(moves) >= ply:
+            while ev.ply >= 1 and len(moves) >= ev.ply:
                 pos.pop()
                 moves.pop()
                 restated_clocks.insert(0, clocks.pop())
                 sides.pop()
-        elif e.get("type") == "move":
-            ply = int(e.get("ply", 0))
+        elif isinstance(ev, MoveEvent):
+            ply = ev.ply
             if ply <= len(moves):
                 continue  # already have it (a resumed session repeats nothing, but be tolerant)
             if ply != len(moves) + 1:
                 raise JournalError(f"{path}: move event for ply {ply} follows ply {len(moves)}; plies are missing")
             try:
-                m = Move.from_iccs(e["iccs"])
+                m = Move.from_iccs(ev.iccs)
                 pos.push(m)
-            except (KeyError, RulesError) as exc:   # no iccs, or a move that is not legal here
-                raise JournalError(f"{path}: move at ply {ply} ({e.get('iccs')!r}) does not follow: {exc}") from None
+            except RulesError as exc:   # a move that is not legal here
+                raise JournalError(f"{path}: move at ply {ply} ({ev.iccs!r}) does not follow: {exc}") from None
             moves.append(m)
-            clocks.append(restated_clocks.pop(0) if e.get("corrected") and restated_clocks else None)
-            sides.append(e.get("side"))
-        elif e.get("type") == "clock":
+            clocks.append(restated_clocks.pop(0) if ev.corrected and restated_clocks else None)
+            sides.append(ev.side)
+        elif isinstance(ev, ClockEvent):
             # the press that ends a turn gives that move's %clk
-            presser = e.get("side") if e.get("kind") == "press" else ("red" if e.get("kind") == "start"
-                                                                       and e.get("side") == "black" else None)
-            rem = e.get("remaining_ms") or {}
+            presser = ClockReferee.presser(ev)
             for i in range(len(moves) - 1, -1, -1):
                 if presser is not None and sides[i] == presser:
-                    if clocks[i] is None and presser in rem:
-                        clocks[i] = int(rem[presser])
+                    left = ev.remaining_for(presser)
+                    if clocks[i] is None and left is not None:
+                        clocks[i] = left
                     break
-        elif e.get("type") == "game_end":
-            result = e.get("result", result)
+        elif isinstance(ev, GameEndEvent):
+            result = ev.result
     return RecordedGame(start_fen, moves, clocks, events, last_t, headers, warnings, result, notation)
 
 
