@@ -266,7 +266,15 @@ class LiveApp:
             ply = int(request.query["ply"]) if "ply" in request.query else None
         except ValueError:
             raise web.HTTPBadRequest(text=f"ply {request.query['ply']!r} is not a number") from None
-        svg = self.hub.svg(request.query.get("flip") in ("1", "true", "yes"), ply)
+        flipped = request.query.get("flip") in ("1", "true", "yes")
+        if "fen" in request.query:   # any position, e.g. what the set-up view reads, with points ringed
+            marks = tuple(m for m in request.query.get("marks", "").split(",") if re.fullmatch(r"[a-i]\d", m))
+            try:
+                svg = board_svg(request.query["fen"], None, flipped=flipped, marks=marks)
+            except ValueError as exc:
+                raise web.HTTPBadRequest(text=f"fen: {exc}") from None
+        else:
+            svg = self.hub.svg(flipped, ply)
         return web.Response(text=svg, content_type="image/svg+xml")
 
     # ------------------------------------------------------------------ push stream

@@ -62,6 +62,14 @@
     el("expected").textContent = s.expected_fen || "–";
     el("reads").textContent = s.pose ? (s.reads_fen + (s.differs.length ? " — " + label("differs") + ": " +
       s.differs.join(", ") : " — " + label("matches"))) : "–";
+    var rb = el("reads-board");
+    if (s.reads_fen) {
+      var src = "board.svg?fen=" + encodeURIComponent(s.reads_fen) + "&marks=" + encodeURIComponent(s.differs.join(","));
+      if (rb.getAttribute("src") !== src) rb.setAttribute("src", src);
+      rb.hidden = false;
+    } else {
+      rb.hidden = true;
+    }
     var hints = s.hints.map(function (h) { return "<li class='bad'>" + esc(label(h)) + "</li>"; });
     if (!hints.length) hints.push("<li class='ok'>" + esc(label("all_good")) + "</li>");
     el("hints").innerHTML = hints.join("");

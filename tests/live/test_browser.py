@@ -135,6 +135,7 @@ def test_setup_shows_the_frame_with_the_lattice_and_readings(browser, tmp_path):
         assert browser.execute_script("return [...document.querySelectorAll('#lattice g.differs')]"
                                       ".map(g => g.dataset.point)") == ["e0"]
         assert _until(browser, "return document.getElementById('shot').naturalWidth", 640) == 640
+        assert _until(browser, "return document.getElementById('reads-board').naturalWidth > 0", True) is True
         hints = browser.find_element("id", "hints").text
         assert "太暗 too dark" in hints
         assert "90%" in browser.find_element("id", "confidence").text

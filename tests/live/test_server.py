@@ -174,3 +174,13 @@ def test_http_option_defaults_to_the_local_interface(spec, want):
 def test_a_bad_http_option_names_what_is_wrong(spec, words):
     with pytest.raises(ValueError, match=words):
         parse_http(spec)
+
+
+def test_board_svg_draws_a_given_position_with_points_ringed_and_refuses_a_bad_one(served):
+    _, url, _ = served
+    from urllib.parse import quote
+    svg = _get(url + "/board.svg?fen=" + quote("4k4/9/9/9/9/9/9/9/9/4K4") + "&marks=e0,zz").decode("utf-8")
+    assert svg.count("class='pc'") == 2 and svg.count("class='mark'") == 1
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _get(url + "/board.svg?fen=" + quote("4k4/9/9"))
+    assert err.value.code == 400 and b"ranks" in err.value.read()
