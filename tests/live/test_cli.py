@@ -109,3 +109,11 @@ def test_record_with_a_bad_http_address_names_it(tmp_path, capsys):
     assert main(["record", str(clip), "--out", str(tmp_path / "r"), "--http", "localhost:http", "--quiet"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--http 'localhost:http'" in err[0] and "not a number" in err[0]
+
+
+def test_a_journal_with_rulings_still_resumes(tmp_path):
+    from runtime.journal import load_game
+    _game_with_incidents(tmp_path, 1)
+    assert main(["rule", str(tmp_path), "1", "--uphold"]) == 0
+    game = load_game(tmp_path)
+    assert [m.iccs() for m in game.moves] == ["h2e2"] and not game.warnings
