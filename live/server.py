@@ -207,6 +207,11 @@ class LiveApp:
     async def _cleanup(self, app: web.Application) -> None:
         if self._poller is not None:
             self._poller.cancel()
+            try:
+                await self._poller
+            except asyncio.CancelledError:
+                pass
+            self._poller = None
 
     async def _poll_forever(self) -> None:
         assert self.hub is not None
@@ -389,6 +394,9 @@ class LiveServer:
             self.port = sockets[0].getsockname()[1] if sockets else self.config.port
         except BaseException as exc:   # reported by start() in the caller's thread
             self._error = exc
+            if self._runner is not None:   # set up (the journal tail started) but could not listen
+                loop.run_until_complete(self._runner.cleanup())
+                self._runner = None
             self._ready.set()
             loop.close()
             return
