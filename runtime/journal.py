@@ -123,6 +123,7 @@ class Journal:
         self.path = self.dir / EVENTS_NAME
         self.disk_full = False
         self._reserve = self.dir / RESERVE_NAME
+        self._own_reserve = False      # a second writer (a hall station's command) keeps its hands off ours
         self._repair_tail()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         self._closed = False
@@ -142,6 +143,7 @@ class Journal:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            self._own_reserve = True
         except OSError as exc:
             self._release_reserve()
             if exc.errno in DISK_FULL_ERRNOS:
@@ -217,7 +219,8 @@ class Journal:
                 os.fsync(self._fd)
             finally:
                 os.close(self._fd)
-            self._release_reserve()
+            if self._own_reserve:
+                self._release_reserve()
 
     def __enter__(self) -> "Journal":
         return self
