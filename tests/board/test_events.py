@@ -18,7 +18,7 @@ times = st.floats(min_value=0.0, max_value=1e5, allow_nan=False, allow_infinity=
 plies = st.integers(min_value=0, max_value=600)
 sides = st.sampled_from(list(Side))
 points = st.lists(st.integers(min_value=0, max_value=89), max_size=4)
-words = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
+words = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=20)
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | words
                            | st.floats(allow_nan=False, allow_infinity=False),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(words, inner, max_size=3),

@@ -1,6 +1,8 @@
 """Each incident rule on its own (board.incidents.RULES), on hand-made settles."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from board.episode import Episode, Settled
@@ -27,7 +29,7 @@ def _settled(position: Position, frame: int, offsets: np.ndarray | None = None,
                    empty_prob=np.zeros(90) if empty_prob is None else empty_prob)
 
 
-def _facts(position: Position, move: str | None, stretches: list[tuple[list[str], float]] = (),
+def _facts(position: Position, move: str | None, stretches: Sequence[tuple[list[str], float]] = (),
            after_offsets: np.ndarray | None = None, after_empty: np.ndarray | None = None,
            after_visible: np.ndarray | None = None, before_offsets: np.ndarray | None = None) -> SettleFacts:
     """A settle over `position` whose hand covered `stretches` (points, seconds), ending in `move`."""

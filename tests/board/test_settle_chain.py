@@ -1,6 +1,8 @@
 """The settle chain's explainers one by one (board.settle), and the window and record they rely on."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -37,7 +39,7 @@ def _after(position: Position, *iccs: str) -> np.ndarray:
     return board_classes(p)
 
 
-def _ctx(record: GameRecord, reading: SettleReading, covered: list[str] = (),
+def _ctx(record: GameRecord, reading: SettleReading, covered: Sequence[str] = (),
          kind: SettleKind = SettleKind.QUIET, unconfirmed_start: bool = False) -> SettleContext:
     pos = record.position
     before = Settled(0.0, 0, board_classes(pos), np.zeros((90, 2)), np.ones(90, bool), np.ones(90))
