@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TextIO
 
-from rules import Position
+from rules import Position, Side
 
 PIECE_GLYPHS = {
     "K": "帅", "A": "仕", "B": "相", "N": "马", "R": "车", "C": "炮", "P": "兵",
@@ -71,9 +71,9 @@ def board_text(position: Position, last_move: str | None = None, clocks_ms: dict
     info = []
     if last_move:
         info.append(f"last move: {last_move}")
-    info.append(("red" if position.turn == "w" else "black") + " to move")
+    info.append(f"{Side.from_fen(position.turn)} to move")
     if clocks_ms:
-        info.append("clock  red " + _fmt_ms(clocks_ms.get("red")) + "   black " + _fmt_ms(clocks_ms.get("black")))
+        info.append("clock  " + "   ".join(f"{s} {_fmt_ms(clocks_ms.get(s))}" for s in Side))
     if status:
         info.append(status)
     return "\n".join(lines + info)

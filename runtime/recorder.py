@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from rules import Move, Position
+from rules import Move, Position, Side
 
 from board.events import Event, GameEndEvent, IncidentEvent, MoveEvent, TrackingEvent
 from board.sync import SyncState
@@ -271,7 +271,7 @@ class Recorder:
             self.moves_found.append(ev.iccs)
             self._write_pgn()
             n = (ev.ply + 1) // 2
-            dots = "." if ev.side == "red" else "..."
+            dots = "." if ev.side == Side.RED else "..."
             extra = " (inferred: the camera missed it)" if ev.inferred else ""
             self.on_line(f"{n:3d}{dots} {ev.san}  [{ev.iccs}]  t={line['t']:.1f} s{extra}")
             pos = self.tracker.position
