@@ -6,10 +6,16 @@ Pure: no files, frames, sockets or subprocesses. Of vision it knows only the Obs
 
 Modules (each one job):
   tracker    Tracker(start=None | Position, start_fen=, moves=, read_start=False).feed(obs) -> [events]
-             the state machine quiet → hands → settle; explains each settle by legal moves
+             the state machine quiet → hands → settle that connects the parts below
+  window     SettleWindow: the frames since the last change and when they count as settled
+  record     GameRecord: position, moves, their times, repetition counts (play / take_back)
+  settle     the settle chain: EXPLAINERS tried in order, each a SettleOutcome or None
+  corrector  find_correction / find_rewind: recorded plies the board shows were wrong (Correction)
+  sync       SyncState (in_sync | out_of_sync | illegal), Phase, SettleKind
   explain    likelihood of candidate boards from reader probabilities; 1..3-ply search
   episode    per-point record of one hands-over-board stretch; fingertip dwells
-  incidents  touch_move_other, retouch, between_points, knocked, illegal_move (rules on episodes)
+  incidents  RULES in order: retouch, confirm_faded_knocks, knocked, touch_move, between_points;
+             IncidentTracker applies them and builds knocked / between_points / illegal_move for the tracker
   clockref   clock presses vs moves: clock_no_press, clock_two_moves, clock_press_no_move
   events     MoveEvent, IncidentEvent, TrackingEvent, ClockEvent, GameEndEvent: .to_dict() = one journal
              line, .from_dict(d) / event_from_dict(d) reads one back (typed both ways)
@@ -20,6 +26,6 @@ wall (UTC ISO-8601), type, ply:
   incident  kind, side, points (ICCS), detail, frames {before, during, after}, evidence {role: path}
   tracking  status: started (fen, headers, notation) | resumed | board_lost | board_found |
             out_of_sync (points, board_shows, expected) | resynced | source_ended | source_error | ...
-  clock     kind, side, seq, clock_ms, remaining_ms {red, black}
+  clock     kind, side, seq, boot_id, clock_ms, remaining_ms {red, black}
   game_end  result, reason
 """
