@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "app.commands.calibration",
     "app.commands.clock",
     "app.commands.live",
+    "app.commands.hall",
 )
 
 

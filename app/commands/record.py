@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from app.commands.hall import add_publish_options, check_publish, start_station, stop_station
 from app.commands.live import add_http_option, start_live, stop_live, watch_recorder
 
 
@@ -38,12 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "first quiet frame and saved as NAME for the next game)")
     _add_pacing(r)
     add_http_option(r, linger_default=3.0)  # live pages (app/commands/live.py)
+    add_publish_options(r)  # hall station: --board N --publish URL (app/commands/hall.py)
     r.set_defaults(func=_record)
 
     d = subparsers.add_parser("demo", help="record the bundled sample clip and show where the outputs are")
     d.add_argument("--out", help="output folder (default: a new xqtrack-demo-<time> folder here)")
     _add_pacing(d)
     add_http_option(d, linger_default=None)  # live pages (app/commands/live.py)
+    d.add_argument("--hall", action="store_true",
+                   help="a broker, a hub and two stations on the bundled clip (app/commands/hall.py)")
     d.set_defaults(func=_demo)
 
 
@@ -182,12 +186,14 @@ def _record(args: argparse.Namespace) -> int:
 
     from board.tracker import TrackerConfig
 
+    check_publish(args)  # a bad --publish URL is one line before anything is written
     server = start_live(args, args.out)  # bound before anything is written: a port in use stops here
     rec = Recorder(args.out, start_fen=args.start_fen, read_start=args.read_start, resume=args.resume,
                    clock=clock, notation=args.notation, reader=_set_reader(args, source.paced, say), headers=headers,
                    on_line=say,
                    config=TrackerConfig(repetition_rules=args.rules))
     watch_recorder(server, rec)
+    station = start_station(args, args.out)  # hall: publishes the journal as it grows
     try:
         with _StopOnSignals(rec):
             summary = rec.run(source, progress=progress, live_view=live)
@@ -195,6 +201,7 @@ def _record(args: argparse.Namespace) -> int:
         source.close()
         if clock is not None and hasattr(clock, "close"):
             clock.close()
+        stop_station(station)
     if bar is not None:
         bar.clear()
     _report(summary, source)
@@ -232,6 +239,10 @@ def sample_clip() -> Path:
 
 def _demo(args: argparse.Namespace) -> int:
     import json
+
+    if getattr(args, "hall", False):
+        from app.commands.hall import run_hall_demo
+        return run_hall_demo(args)
 
     from runtime.recorder import Recorder
 
