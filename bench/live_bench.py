@@ -5,9 +5,9 @@
 1. Latency (target median <= 100 ms, max <= 300 ms): a journal grows one move at a time (100 to
    300 ms apart) in a folder served by the live server, as `xqtrack record --http` serves it; a
    headless Chromium shows `/`. The page notes `Date.now()` when it has drawn each journal
-   sequence number (window.__xq.applied); the bench notes `time.time()` right after the line
-   was synced. Both clocks are this machine's, so the difference is the whole path: tail poll,
-   SSE push, JSON parse, DOM update. Measured with 0 and with `--clients` other SSE clients
+   sequence number (window.__xq.applied); the bench notes `time.time()` just before the line is
+   written. Both clocks are this machine's, so the difference is the whole path: the journal's
+   write + fsync, tail poll, SSE push, JSON parse, DOM update. Measured with 0 and with `--clients` other SSE clients
    (raw streams of `/events?view=1`, each as costly to the server as a browser) connected.
 2. Recorder speed: the bundled demo clip's first `--frames` frames recorded as fast as the
    machine allows (the real vision reader), served with `--http`, with no client and with
@@ -111,10 +111,11 @@ def latency(n_moves: int, n_clients: int) -> dict[str, float] | None:
                 plain_write = game.journal.write
 
                 def timed_write(event: dict[str, Any]) -> dict[str, Any]:
-                    line = plain_write(event)          # returns once the line is written and synced
+                    # stamped before the write: the tail may see the line while its fsync still runs,
+                    # so the figure includes the journal's own write + fsync (an upper bound)
                     seq[0] += 1
                     written[seq[0]] = time.time() * 1000.0
-                    return line
+                    return plain_write(event)
                 game.journal.write = timed_write  # type: ignore[method-assign]
                 for _ in range(n_moves):
                     legal = sorted(game.pos.legal_moves(), key=lambda m: m.iccs())
