@@ -92,3 +92,37 @@ def record_ruling(out_dir: str | os.PathLike[str], ruling: Ruling) -> dict[str, 
     line = RulingEvent(game.last_t, len(game.plies), ruling.incident, ruling.decision, ruling.note, ruling.by)
     with Journal(out_dir) as journal:
         return journal.write(line.to_dict())
+
+
+RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2")
+
+
+def record_result(out_dir: str | os.PathLike[str], result: str, reason: str = "") -> dict[str, Any]:
+    """Journal the arbiter's result (resignation, agreed draw, a flag the clock did not see) as a
+    `game_end` line; returns the line plus `pgn`: whether game.pgn was rewritten with it.
+
+    game.pgn is the recorder's while it records (it writes the result its rules see); once the
+    recording has ended the PGN is rewritten from the journal here so it carries the result.
+    """
+    from board.events import GameEndEvent
+    from runtime.journal import EVENTS_NAME, Journal, load_game, read_events, write_game_pgn
+
+    from .state import fold
+
+    if result not in RESULTS:
+        raise RulingError(f"result {result!r} is not one of {', '.join(RESULTS)}")
+    path = Path(out_dir) / EVENTS_NAME
+    if not path.exists():
+        raise RulingError(f"{path}: no journal here (expected events.jsonl from `xqtrack record`)")
+    events, _ = read_events(path)
+    game = fold(events)
+    why = f"arbiter: {reason.strip()}" if reason.strip() else "arbiter"
+    with Journal(out_dir) as journal:
+        line = journal.write(GameEndEvent(game.last_t, len(game.plies), result, why).to_dict())
+    pgn = "left to the recorder"
+    if game.ended:
+        rec = load_game(out_dir)
+        clocks = rec.clocks_ms if any(c is not None for c in rec.clocks_ms) else None
+        write_game_pgn(out_dir, rec.headers, rec.start_fen, rec.moves, clocks, rec.result, rec.notation)
+        pgn = "rewritten"
+    return {**line, "pgn": pgn}

@@ -25,7 +25,7 @@ from aiohttp import web
 
 from .board_svg import board_svg
 from .labels import LABELS, label
-from .rulings import Ruling, RulingError, parse_decision, record_ruling
+from .rulings import Ruling, RulingError, parse_decision, record_result, record_ruling
 from .state import LiveGame
 from .tail import JournalTail
 
@@ -193,6 +193,7 @@ class LiveApp:
         app.router.add_get("/evidence/{name}", self.evidence)
         app.router.add_get("/static/{name}", self.static)
         app.router.add_post("/rule", self.rule)
+        app.router.add_post("/result", self.result)
         app.on_startup.append(self._startup)
         app.on_cleanup.append(self._cleanup)
         return app
@@ -324,24 +325,43 @@ class LiveApp:
         return resp
 
     # ------------------------------------------------------------------ changes (token)
-    async def rule(self, request: web.Request) -> web.StreamResponse:
+    async def _authorised_json(self, request: web.Request, what: str, shape: str) -> dict[str, Any]:
+        """The request's JSON object, once its token is right (403 otherwise)."""
         try:
             body = await request.json()
         except (ValueError, UnicodeDecodeError):
-            raise web.HTTPBadRequest(text="the ruling must be a JSON object {incident, decision, note}") from None
+            raise web.HTTPBadRequest(text=f"the {what} must be a JSON object {shape}") from None
         if not isinstance(body, dict):
-            raise web.HTTPBadRequest(text="the ruling must be a JSON object {incident, decision, note}")
+            raise web.HTTPBadRequest(text=f"the {what} must be a JSON object {shape}")
         given = request.headers.get(TOKEN_HEADER) or str(body.get("token") or "")
         if not hmac.compare_digest(given.encode(), self.token.encode()):
-            raise web.HTTPForbidden(text="a ruling needs the token printed when the server started")
+            raise web.HTTPForbidden(text=f"a {what} needs the token printed when the server started")
+        return body
+
+    async def rule(self, request: web.Request) -> web.StreamResponse:
+        body = await self._authorised_json(request, "ruling", "{incident, decision, note}")
+        incident = str(body.get("incident", "")).strip()
+        if not incident.isdigit():
+            raise web.HTTPBadRequest(text=f"incident {body.get('incident')!r} is not an incident id (1, 2, 3…)")
         try:
-            ruling = Ruling(int(str(body.get("incident"))), parse_decision(str(body.get("decision") or "")),
+            ruling = Ruling(int(incident), parse_decision(str(body.get("decision") or "")),
                             str(body.get("note") or ""), by="web")
         except (TypeError, ValueError) as exc:
             raise web.HTTPBadRequest(text=str(exc)) from None
         loop = asyncio.get_running_loop()
         try:
             line = await loop.run_in_executor(None, record_ruling, self.dir, ruling)
+        except RulingError as exc:
+            raise web.HTTPBadRequest(text=str(exc)) from None
+        return web.json_response(line, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+    async def result(self, request: web.Request) -> web.StreamResponse:
+        """The arbiter's result entry (token): a `game_end` line in the journal."""
+        body = await self._authorised_json(request, "result", "{result, reason}")
+        loop = asyncio.get_running_loop()
+        try:
+            line = await loop.run_in_executor(None, record_result, self.dir, str(body.get("result") or ""),
+                                              str(body.get("reason") or ""))
         except RulingError as exc:
             raise web.HTTPBadRequest(text=str(exc)) from None
         return web.json_response(line, dumps=lambda o: json.dumps(o, ensure_ascii=False))

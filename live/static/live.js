@@ -129,6 +129,11 @@
     body.dataset.ply = st.ply;
     body.dataset.lastMove = st.last_move || "";
     body.dataset.sync = st.sync;
+    var res = el("result");
+    if (res) {
+      res.hidden = st.result === "*";
+      res.textContent = st.result === "*" ? "" : label("result") + ": " + st.result + (st.end_reason ? " (" + st.end_reason + ")" : "");
+    }
     body.classList.toggle("no-clock", !st.clocks);
     xq.applied[st.seq] = Date.now();
   }
@@ -151,6 +156,15 @@
       body: JSON.stringify({ incident: parseInt(b.dataset.id, 10), decision: b.dataset.decision, note: note }) })
       .then(function (r) { if (!r.ok) r.text().then(function (t) { window.alert(t); }); });
   });
+
+  if (token && el("arbiter")) {
+    el("arbiter").hidden = false;
+    el("result-enter").addEventListener("click", function () {
+      fetch("result", { method: "POST", headers: { "Content-Type": "application/json", "X-XQ-Token": token },
+        body: JSON.stringify({ result: el("result-value").value, reason: el("result-reason").value }) })
+        .then(function (r) { if (!r.ok) r.text().then(function (t) { window.alert(t); }); });
+    });
+  }
 
   setInterval(drawClocks, 200);
   connect();

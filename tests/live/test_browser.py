@@ -67,6 +67,22 @@ def test_the_live_page_shows_each_new_move_as_the_journal_grows(browser, served)
                   "不同步：请检查棋盘 out of sync: check the board") == "不同步：请检查棋盘 out of sync: check the board"
 
 
+def test_the_arbiters_page_enters_a_result_with_its_token(browser, served):
+    game, url = served
+    game.move("h2e2")
+    browser.get(url + "/")
+    _until(browser, "return document.body.dataset.ply", "1")
+    assert browser.find_element("id", "arbiter").is_displayed() is False   # no token: read-only
+    browser.get(url + "/?token=tok")
+    _until(browser, "return document.body.dataset.ply", "1")
+    browser.find_element("id", "result-value").send_keys("1/2")
+    browser.find_element("id", "result-reason").send_keys("agreed")
+    browser.find_element("id", "result-enter").click()
+    shown = _until(browser, "return document.getElementById('result').textContent",
+                   "结果 result: 1/2-1/2 (arbiter: agreed)")
+    assert shown == "结果 result: 1/2-1/2 (arbiter: agreed)"
+
+
 def test_the_running_clock_counts_down_between_presses(browser, served):
     game, url = served
     game.move("h2e2")

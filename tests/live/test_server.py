@@ -184,3 +184,37 @@ def test_board_svg_draws_a_given_position_with_points_ringed_and_refuses_a_bad_o
     with pytest.raises(urllib.error.HTTPError) as err:
         _get(url + "/board.svg?fen=" + quote("4k4/9/9"))
     assert err.value.code == 400 and b"ranks" in err.value.read()
+
+
+def _post(url: str, body: dict, token: str | None):
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["X-XQ-Token"] = token
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
+    return urllib.request.urlopen(req, timeout=5)
+
+
+def test_a_result_entry_needs_the_token_and_reaches_the_state_and_a_finished_pgn(served):
+    game, url, _ = served
+    game.move("h2e2")
+    game.tracking("source_ended", detail="end of the source")
+    _wait(lambda: _state(url)["ended"])
+    for token in (None, "wrong"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            _post(url + "/result", {"result": "1-0", "reason": "black resigned"}, token)
+        assert err.value.code == 403
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _post(url + "/result", {"result": "2-0"}, "secret-token")
+    assert err.value.code == 400 and b"'2-0'" in err.value.read()
+    line = json.loads(_post(url + "/result", {"result": "0-1", "reason": "red resigned"}, "secret-token").read())
+    assert line["type"] == "game_end" and line["result"] == "0-1" and line["pgn"] == "rewritten"
+    st = _wait(lambda: (s := _state(url))["result"] == "0-1" and s)
+    assert st["end_reason"] == "arbiter: red resigned"
+    assert '[Result "0-1"]' in _get(url + "/game.pgn").decode("utf-8")
+
+
+def test_a_ruling_without_an_incident_id_says_so(served):
+    _, url, _ = served
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _post(url + "/rule", {"decision": "uphold"}, "secret-token")
+    assert err.value.code == 400 and b"not an incident id" in err.value.read()
