@@ -18,7 +18,7 @@ from rules import Move, Position, Side
 
 from .corrector import Correction, CorrectorConfig, find_correction, find_rewind
 from .episode import Episode, _attributed, dwells
-from .events import Event, TrackingEvent, point_name
+from .events import Event, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
                       board_classes)
 from .incidents import IncidentConfig, IncidentTracker, king_steps
@@ -191,7 +191,7 @@ def given_start_position(ctx: SettleContext) -> SettleOutcome | None:
     ev = ctx.evidence
     ref = board_classes(ctx.position)
     diff = ev.contradictions(ref, ctx.cfg.explain.contradiction)
-    mismatch = TrackingEvent(ctx.last.t, 0, "start_mismatch",
+    mismatch = TrackingEvent(ctx.last.t, 0, TrackingStatus.START_MISMATCH,
                              "the reader disagrees with the start position on "
                              + ", ".join(f"{point_name(p)} (reads {CLASS_LETTERS[ev.observed()[p]]})"
                                          for p in diff[:12])

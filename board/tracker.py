@@ -33,7 +33,7 @@ from rules.squares import placement_from_points
 
 from .corrector import Correction, CorrectorConfig
 from .episode import Episode, Settled
-from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, point_name
+from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, ExplainConfig, Explanation, board_classes, explain, log_readings,
                       physical_move)
 from . import incidents as incident_rules
@@ -149,7 +149,7 @@ class Tracker:
             return self._lost(obs, events)
         if self.lost_since is not None:
             if self.lost_reported:
-                events.append(TrackingEvent(obs.t, self.ply, "board_found",
+                events.append(TrackingEvent(obs.t, self.ply, TrackingStatus.BOARD_FOUND,
                                             f"board found again after {obs.t - self.lost_since:.1f} s"))
             self.lost_since = None
             self.lost_reported = False
@@ -191,7 +191,7 @@ class Tracker:
             self.lost_since = float(obs.t)
         if not self.lost_reported and obs.t - self.lost_since >= self.cfg.lost_report_s:
             self.lost_reported = True
-            events.append(TrackingEvent(obs.t, self.ply, "board_lost",
+            events.append(TrackingEvent(obs.t, self.ply, TrackingStatus.BOARD_LOST,
                                         "board not found (camera moved or view blocked); waiting for it"))
         self.window.reset()
         if self.record is not None and self.settled is not None:
@@ -337,7 +337,7 @@ class Tracker:
         if self.sync != SyncState.IN_SYNC:
             what = "the board is back to the recorded position" if not ex.moves else \
                 "the board matches the recorded position after " + " ".join(m.iccs() for m in ex.moves)
-            events.append(TrackingEvent(last.t, self.ply, "resynced", what,
+            events.append(TrackingEvent(last.t, self.ply, TrackingStatus.RESYNCED, what,
                                         extra={"was": self.sync.value}))
             self.sync = SyncState.IN_SYNC
             self.sync_detail = ()
@@ -406,7 +406,7 @@ class Tracker:
         self.sync, self.sync_detail = SyncState.OUT_OF_SYNC, key2
         names = ", ".join(f"{point_name(p)}: expected {CLASS_LETTERS[ref[p]]} read {CLASS_LETTERS[observed[p]]}"
                           for p in differing[:12])
-        events.append(TrackingEvent(last.t, self.ply, "out_of_sync",
+        events.append(TrackingEvent(last.t, self.ply, TrackingStatus.OUT_OF_SYNC,
                                     f"no legal move sequence explains the board ({names})",
                                     points=list(differing),
                                     extra={"board_shows": placement_fen(shown),
@@ -426,7 +426,7 @@ class Tracker:
         ply = self.ply + 1
         was, now = undone[first:], replacement[first:]
         events: list[Event] = [TrackingEvent(
-            last.t, ply, "corrected",
+            last.t, ply, TrackingStatus.CORRECTED,
             f"from ply {ply + first} the record said {' '.join(m.iccs() for m in was)}; "
             f"the board shows {' '.join(m.iccs() for m in now)}",
             points=sorted({q for m in was + now for q in (m.from_sq, m.to_sq)}),
@@ -463,7 +463,7 @@ class Tracker:
             except RulesError as exc:  # an unreadable start: keep waiting, say why once
                 if not self._start_error_said:
                     self._start_error_said = True
-                    events.append(TrackingEvent(fr.t, 0, "start_unreadable",
+                    events.append(TrackingEvent(fr.t, 0, TrackingStatus.START_UNREADABLE,
                                                 f"cannot read a start position yet: {exc}"))
                 self.window.reset()
                 return events
@@ -474,6 +474,6 @@ class Tracker:
                                empty_prob=np.exp(evidence.logp[:, 0]))
         self.window.reset()
         self.just_settled = True
-        events.append(TrackingEvent(fr.t, 0, "started", "start position read from the board",
+        events.append(TrackingEvent(fr.t, 0, TrackingStatus.STARTED, "start position read from the board",
                                     extra={"fen": start.fen()}))
         return events
