@@ -5,7 +5,8 @@ Why typed both ways: the journal (`events.jsonl`) is the single source of truth,
 `--resume` and the live pages all read it back. Each line type has one dataclass here that
 writes it (`to_dict()`, one journal line less the `wall` the journal adds) and reads it back
 (`from_dict(d)`, or `event_from_dict(d)` for a line of any type), so no reader pokes at raw
-dicts and `from_dict(e.to_dict()).to_dict() == e.to_dict()` for every event.
+dicts and `from_dict(e.to_dict()).to_dict() == e.to_dict()` for every event. Fields a line
+carries beyond its type's own (an incident id, a hall note) are kept in `extra`, as read.
 
 Every event carries `t` (seconds of source time: video time or capture clock) and `ply`
 (plies completed when it happened, i.e. the ply a move event is for is `ply` = its index + 1).
@@ -166,9 +167,13 @@ class MoveEvent:
     t_hand_left: float | None = None
     t_touch: float | None = None     # when hands first came over the board for this move
     corrected: bool = False          # re-stated after a "corrected" event replaced an earlier ply
+    extra: dict[str, Any] = field(default_factory=dict)   # fields other parts add to the line, kept as read
     wall: str | None = field(default=None, kw_only=True)
 
     type: ClassVar[str] = "move"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "iccs", "side", "notation", "fen", "frame", "score", "inferred", "corrected",
+         "capture", "clock_ms", "t_hand_left", "t_touch", "wall"})
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -188,6 +193,7 @@ class MoveEvent:
             d["t_hand_left"] = round(self.t_hand_left, 3)
         if self.t_touch is not None:
             d["t_touch"] = round(self.t_touch, 3)
+        d.update(self.extra)
         return _with_wall(d, self.wall)
 
     @classmethod
@@ -201,7 +207,8 @@ class MoveEvent:
             score=_as(d, "score", k, float, 0.0), inferred=bool(d.get("inferred", False)),
             capture=_as(d, "capture", k, str, None), clock_ms=_as(d, "clock_ms", k, _int_dict, None),
             t_hand_left=_as(d, "t_hand_left", k, float, None), t_touch=_as(d, "t_touch", k, float, None),
-            corrected=bool(d.get("corrected", False)), wall=_wall(d))
+            corrected=bool(d.get("corrected", False)),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
 
 @dataclass
@@ -356,9 +363,12 @@ class ClockEvent:
     seq: int | None = None
     boot_id: int | None = None
     clock_ms: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)   # fields other parts add to the line, kept as read
     wall: str | None = field(default=None, kw_only=True)
 
     type: ClassVar[str] = "clock"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "kind", "side", "seq", "boot_id", "clock_ms", "remaining_ms", "wall"})
 
     @classmethod
     def of(cls, cev: Any, t: float, ply: int) -> "ClockEvent":
@@ -373,6 +383,7 @@ class ClockEvent:
         d: dict[str, Any] = {"type": "clock", "t": self.t, "ply": self.ply, "kind": self.kind, "side": self.side,
                              "seq": self.seq, "boot_id": self.boot_id, "clock_ms": self.clock_ms,
                              "remaining_ms": dict(self.remaining_ms)}
+        d.update(self.extra)
         return _with_wall(d, self.wall)
 
     @classmethod
@@ -382,7 +393,8 @@ class ClockEvent:
             t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=_req(d, "kind", k, str),
             side=_as(d, "side", k, _side_or_none, None), remaining_ms=_as(d, "remaining_ms", k, _int_dict, {}),
             seq=_as(d, "seq", k, int, None), boot_id=_as(d, "boot_id", k, int, None),
-            clock_ms=_as(d, "clock_ms", k, int, None), wall=_wall(d))
+            clock_ms=_as(d, "clock_ms", k, int, None),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
     def remaining_for(self, side: Side) -> int | None:
         """`side`'s remaining time in ms, None when the line did not say."""
@@ -397,21 +409,25 @@ class GameEndEvent:
     ply: int
     result: str
     reason: str
+    extra: dict[str, Any] = field(default_factory=dict)   # e.g. the hall's note, by, command; kept as read
     wall: str | None = field(default=None, kw_only=True)
 
     type: ClassVar[str] = "game_end"
+    _KEYS: ClassVar[frozenset[str]] = frozenset({"type", "t", "ply", "result", "reason", "wall"})
 
     def to_dict(self) -> dict[str, Any]:
         # t is written as given (the recorder rounds it once it is on the source time base)
         d: dict[str, Any] = {"type": "game_end", "t": self.t, "ply": self.ply, "reason": self.reason,
                              "result": self.result}
+        d.update(self.extra)
         return _with_wall(d, self.wall)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "GameEndEvent":
         k = "game_end"
         return cls(t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), result=_as(d, "result", k, str, "*"),
-                   reason=_as(d, "reason", k, str, ""), wall=_wall(d))
+                   reason=_as(d, "reason", k, str, ""),
+                   extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
 
 Event = MoveEvent | IncidentEvent | TrackingEvent

@@ -38,7 +38,8 @@ move_events = st.builds(
     fen_after=words, frame_index=st.integers(-1, 10**6), score=st.floats(-1e3, 1e3), inferred=st.booleans(),
     capture=st.none() | st.sampled_from(["p", "N", "r"]),
     clock_ms=st.none() | st.fixed_dictionaries({"red": st.integers(0, 10**7), "black": st.integers(0, 10**7)}),
-    t_hand_left=st.none() | times, t_touch=st.none() | times, corrected=st.booleans(), wall=walls)
+    t_hand_left=st.none() | times, t_touch=st.none() | times, corrected=st.booleans(),
+    extra=_extras(MoveEvent._KEYS), wall=walls)
 incident_events = st.builds(
     IncidentEvent, t=times, ply=plies, kind=st.sampled_from(INCIDENT_KINDS), side=st.none() | sides, points=points,
     detail=words, frames=frames, evidence=st.dictionaries(st.sampled_from(["before", "after"]), words),
@@ -51,9 +52,9 @@ clock_events = st.builds(
     side=st.none() | sides, remaining_ms=st.fixed_dictionaries({"red": st.integers(0, 10**7),
                                                                 "black": st.integers(0, 10**7)}),
     seq=st.none() | st.integers(0, 10**6), boot_id=st.none() | st.integers(0, 2**32),
-    clock_ms=st.none() | st.integers(0, 2**40), wall=walls)
+    clock_ms=st.none() | st.integers(0, 2**40), extra=_extras(ClockEvent._KEYS), wall=walls)
 game_end_events = st.builds(GameEndEvent, t=times, ply=plies, result=st.sampled_from(["1-0", "0-1", "1/2-1/2"]),
-                            reason=words, wall=walls)
+                            reason=words, extra=_extras(GameEndEvent._KEYS), wall=walls)
 any_event = st.one_of(move_events, incident_events, tracking_events, clock_events, game_end_events)
 
 
@@ -135,3 +136,14 @@ def test_sides_are_written_as_the_journal_words():
     ev = MoveEvent(1.0, 1, "h2e2", Side.RED, "炮二平五", "fen", 3)
     assert json.loads(json.dumps(ev.to_dict()))["side"] == "red"
     assert MoveEvent(1.0, 2, "h9g7", Side.BLACK, "", "", 4).to_dict()["side"] == "black"
+
+
+def test_fields_other_parts_add_to_a_line_are_kept_as_read():
+    hall_end = {"type": "game_end", "t": 61.2, "ply": 40, "result": "0-1", "reason": "resignation",
+                "note": "red resigned", "by": "arbiter", "command": "c7"}
+    ev = event_from_dict(hall_end)
+    assert isinstance(ev, GameEndEvent) and ev.extra == {"note": "red resigned", "by": "arbiter", "command": "c7"}
+    assert ev.to_dict() == hall_end
+    incident = {"type": "incident", "t": 3.0, "ply": 2, "kind": "retouch", "side": "black", "points": ["e7"],
+                "detail": "x", "frames": {}, "id": 4}
+    assert event_from_dict(incident).to_dict() == incident
