@@ -48,26 +48,19 @@ class Episode:
     # largest offset departure from the settled offset while the point was visible
     max_shift: np.ndarray = field(default_factory=lambda: np.zeros(90, dtype=np.float64))
     max_shift_frame: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
-    # lowest probability of the settled class while visible (a lifted or turned disc)
-    min_prob: np.ndarray = field(default_factory=lambda: np.ones(90, dtype=np.float64))
-    min_prob_frame: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
-    # first frame each point looked disturbed (covered, shifted or doubtful)
-    first_disturbed: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
     busiest_frame: int = -1
     busiest_count: int = -1
-    lost_frames: int = 0
     # (frame index, t, occluded point indices) of every frame with something over the board
     covered: list = field(default_factory=list)
     homography: np.ndarray | None = None    # the board pose last seen (for parallax)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
-               offsets: np.ndarray | None, shift_threshold: float = 0.12, prob_threshold: float = 0.35) -> None:
+               offsets: np.ndarray | None) -> None:
         """Add one frame. `occluded` None means the board was not found in this frame."""
         self.frames += 1
         self.t_last = t
         self.frame_last = frame_index
         if occluded is None or probs is None or offsets is None:
-            self.lost_frames += 1
             return
         occ = np.asarray(occluded, dtype=bool)
         if occ.any() and not occ.all():
@@ -85,14 +78,6 @@ class Episode:
         grow = shift > self.max_shift
         self.max_shift[grow] = shift[grow]
         self.max_shift_frame[grow] = frame_index
-        p = np.asarray(probs, dtype=np.float64)[np.arange(90), self.before.classes]
-        p = np.where(vis, p, 1.0)
-        low = p < self.min_prob
-        self.min_prob[low] = p[low]
-        self.min_prob_frame[low] = frame_index
-        disturbed = occ | (shift > shift_threshold) | (p < prob_threshold)
-        first = disturbed & (self.first_disturbed < 0)
-        self.first_disturbed[first] = frame_index
 
 
 @dataclass

@@ -116,7 +116,6 @@ class Explanation:
     board: np.ndarray           # resulting class array
     residual: list[int]         # visible points still confidently contradicting `board`
     runner_up: list[Move] = field(default_factory=list)
-    misread: list[int] = field(default_factory=list)   # move points the reader reads as another piece
 
     @property
     def explains(self) -> bool:
@@ -208,8 +207,7 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
     if one is not None and one.score >= cfg.accept_gain + cfg.misread_extra:
         m = one.moves[0]
         if set(one.residual) <= {m.to_sq}:
-            return Explanation(one.moves, one.score, one.margin, one.board, [], one.runner_up,
-                               misread=list(one.residual))
+            return Explanation(one.moves, one.score, one.margin, one.board, [], one.runner_up)
     if best_n is not None and best_n[0] >= cfg.accept_gain:
         deep = Explanation(best_n[1], best_n[0], 0.0, best_n[2], evidence.contradictions(best_n[2], cfg.contradiction))
         if one is None or len(deep.residual) < len(one.residual):

@@ -160,7 +160,7 @@ def put_down_off_point(position: Position, move: Move, evidence: Evidence) -> Ex
     off the point): the destination's reading is a known misread, not a contradiction."""
     ref = board_classes(position)
     board = apply_move(ref, move)
-    return Explanation([move], evidence.delta(ref, board), 0.0, board, [], misread=[move.to_sq])
+    return Explanation([move], evidence.delta(ref, board), 0.0, board, [])
 
 
 def illegal_reason(position: Position, phys: PhysicalMove, mover: Side) -> str:
