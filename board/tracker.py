@@ -98,7 +98,7 @@ class Tracker:
         self.record: GameRecord | None = None
         self.state = Phase.QUIET
         self.sync = SyncState.IN_SYNC
-        self.sync_detail: tuple[Any, ...] = ()
+        self.sync_detail: tuple[str | int, ...] = ()   # what the board showed when sync was lost (reported once)
         self.settled: Settled | None = None
         self.episode: Episode | None = None
         self._prev_episode: Episode | None = None   # the last settled episode (a hand just gone)
@@ -274,7 +274,7 @@ class Tracker:
                             self._settle_cfg, self.incidents)
         outcome = explain_settle(ctx)
         events = self._apply(outcome, reading, last, episode)
-        events.extend(self._new_reference(reading, last))
+        self._new_reference(reading, last)
         judged = outcome.explanation if outcome is not None else None
         assert self.settled is not None
         events.extend(self.incidents.after_settle(episode, self.settled, judged, before_pos, self.ply))
@@ -306,7 +306,7 @@ class Tracker:
                      "after": last.frame_index}))
         return events
 
-    def _new_reference(self, reading: SettleReading, last: Frame) -> list[Event]:
+    def _new_reference(self, reading: SettleReading, last: Frame) -> None:
         """The new settled reference: the legal position's placement, the readings' offsets."""
         assert self.record is not None
         evidence = reading.evidence
@@ -329,7 +329,6 @@ class Tracker:
             # what the reader gets wrong about the accepted position, point by point:
             # the same reading later is no news (a look-alike the reader keeps seeing)
             self._misread = Misread((observed != board_classes(self.record.position)) & seen, observed.copy())
-        return []
 
     def _accept(self, ex: Explanation, last: Frame, episode: Episode) -> list[Event]:
         assert self.record is not None
