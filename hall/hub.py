@@ -292,6 +292,7 @@ class HallHub:
         r.add_get("/board/{board}/board.svg", self._live("board"))
         r.add_get("/board/{board}/evidence/{name}", self._live("evidence"))
         r.add_post("/board/{board}/rule", self.board_rule)
+        r.add_post("/board/{board}/result", self.board_result)
         return app
 
     def _board_of(self, request: web.Request) -> HubBoard:
@@ -447,6 +448,20 @@ class HallHub:
         cmd = self.send_command(n, {"type": "result", "result": result, "reason": reason,
                                     "note": str(body.get("note") or "")})
         return web.json_response({"board": n, "command": cmd["id"], "sent": True}, status=202)
+
+    async def board_result(self, request: web.Request) -> web.StreamResponse:
+        """The live page's result form, per board (same body as live's /result: result and a reason in words)."""
+        b = self._board_of(request)
+        body = await self._json_body(request)
+        self._check_token(request, body)
+        result, reason = str(body.get("result") or ""), str(body.get("reason") or "").strip() or "adjudication"
+        if result not in RESULTS:
+            raise web.HTTPBadRequest(text=f"result {result!r} is not one of {', '.join(RESULTS)}")
+        if len(reason) > 200:
+            raise web.HTTPBadRequest(text="the reason is longer than 200 characters")
+        cmd = self.send_command(b.board, {"type": "result", "result": result, "reason": reason,
+                                          "note": str(body.get("note") or "")})
+        return web.json_response({"board": b.board, "command": cmd["id"], "sent": True}, status=202)
 
     def _known_board(self, board: Any) -> int:
         try:

@@ -344,8 +344,9 @@ def command_line(cmd: dict[str, Any], events: list[dict[str, Any]]) -> dict[str,
         reason = str(cmd.get("reason") or "")
         if result not in RESULTS:
             raise ValueError(f"result {result!r} is not one of {', '.join(RESULTS)}")
-        if reason not in RESULT_REASONS:
-            raise ValueError(f"result reason {reason!r} is not one of {', '.join(RESULT_REASONS)}")
+        if not reason.strip() or len(reason) > 200:
+            raise ValueError(f"result reason {reason!r}: say why in at most 200 characters "
+                             f"(the console offers {', '.join(RESULT_REASONS)})")
         return {"type": "game_end", "t": game.last_t, "ply": len(game.plies), "result": result, "reason": reason,
                 "note": note, "by": "arbiter", "command": cid}
     try:

@@ -55,6 +55,10 @@ def test_arbiters_results_and_rulings_reach_the_station_journal_once_and_come_ba
         code, text = post_json(f"{hall.http}/arbiter/result", {"board": 1, "result": "2-0", "reason": "resignation"},
                                hall.token)
         assert code == 400 and "2-0" in text
+        code, _ = post_json(f"{hall.http}/board/1/result", {"result": "1-0", "reason": "flag"}, "bad")
+        assert code == 403                      # the live page's own result form, per board: token too
+        code, text = post_json(f"{hall.http}/board/1/result", {"result": "1:0"}, hall.token)
+        assert code == 400 and "1:0" in text
         code, _ = post_json(f"{hall.http}/arbiter/rule", {"board": 1, "incident": 1, "decision": "uphold",
                                                           "note": "seen on the clip"}, hall.token)
         assert code == 202
