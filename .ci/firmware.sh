@@ -15,8 +15,8 @@ if command -v avr-gcc >/dev/null 2>&1 && command -v avr-objcopy >/dev/null 2>&1;
     ls -l "$build/xqclock.hex"
     # The ATmega328P has 2048 bytes of RAM for static data and the stack together, and
     # nothing stops a stack from running into the data: keep room for the deepest call chain
-    # (main -> xq_device_receive -> resend -> send_event -> send -> xq_frame_encode, 473 bytes
-    # by avr-gcc -fstack-usage, plus an interrupt frame: about 500). The event ring is the
+    # (main -> xq_device_receive -> repair_round -> send_event -> send -> xq_frame_encode,
+    # 484 bytes by avr-gcc -fstack-usage, plus an interrupt's 27: about 510). The event ring is the
     # big buffer (XQ_EVENT_CAPACITY x 17 bytes): this is what stops it being sized past RAM.
     ram_total=2048
     stack_reserve=512

@@ -44,6 +44,10 @@ Commands (any thread; each answered by sequence number, retried safely, raises
 `TimeControl.sudden_death / fischer / periods / byoyomi / delay` or
 `parse_time_control("60m+30s")`.
 
+On a noisy line the link asks again for what it misses on its own timer, paced by the line's
+rate (`ClockLink(port, pacing=LinkPacing(...))`, defaults for 115200 baud; see
+docs/clock-protocol.md §4): a burst of 200 presses at 5 % corrupted bytes loses none.
+
 Opening a missing or busy port raises `ClockPortMissing` / `ClockPortBusy` at once; later
 failures are retried in the background and reported as link states ("connecting",
 "connected", "disconnected", "closed"). `error_counts()` gives CRC/COBS/length errors,
@@ -60,6 +64,7 @@ from .link import (
     ClockSnapshot,
     LinkStatus,
 )
+from .pacing import LinkPacing
 from .tcspec import parse_time_control
 
 __all__ = [
@@ -71,6 +76,7 @@ __all__ = [
     "ClockPortMissing",
     "ClockSnapshot",
     "DelayMode",
+    "LinkPacing",
     "LinkStatus",
     "Stage",
     "TimeControl",

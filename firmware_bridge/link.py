@@ -31,7 +31,7 @@ from rules import Side
 
 from . import codec
 from .codec import AckStatus, EventKind, Frame, FrameReader, MsgType, TimeControl
-from .pacing import HelloPacer, LinkPacing, RepairPlanner
+from .pacing import MASK_BITS, HelloPacer, LinkPacing, RepairPlanner
 
 log = logging.getLogger(__name__)
 
@@ -615,11 +615,11 @@ class ClockLink:
             self._offset.add(t1, t4, self._unwrap(r.clock_ms))
             self._newest_known = r.last_event
             self._check_lost(r.oldest_event)
-            # everything after the last delivered event, at once; holes in it are repaired
-            # once it has had time to arrive
+            # everything after the last delivered event, at once, oldest first; holes among
+            # the next 32 (what a repair can name) are asked for once those had time to arrive
             self._count("replays_requested")
             self._send(MsgType.REPLAY, 0, codec.pack_u32(self._delivered))
-            self._repair.hold_off(t4, self.pacing.full_replay_s(max(0, r.last_event - self._delivered)))
+            self._repair.hold_off(t4, self.pacing.full_replay_s(min(MASK_BITS, max(0, r.last_event - self._delivered))))
         self._set_state("connected", f"clock {r.firmware!r} protocol {r.version}, last event {r.last_event}")
 
     def _on_sync(self, seq: int, clock_ms: int, t4: float) -> None:
