@@ -238,14 +238,16 @@ def run_hall_demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        # stations first (they finish their record and hand the broker their last lines), then hub, then broker
+        for group, wait_s in ((procs[1:], 60.0), (procs[:1], 10.0)):
+            for p in group:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
+            for p in group:
+                try:
+                    p.wait(wait_s)
+                except subprocess.TimeoutExpired:
+                    p.kill()
         broker.terminate()
         broker.wait(5)
     return 0
