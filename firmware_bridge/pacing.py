@@ -10,16 +10,17 @@ frame to ask again for a hole. Holes hold up in-order delivery, and while one is
 clock keeps every later event in its small ring; a hole repaired slowly overflows the ring.
 So the host asks again on its own timer, as soon as the previous answer could have arrived
 (its wire time at the line's rate plus a turnaround allowance), which also bounds the answer
-traffic below the line's capacity: a noisy line is repaired fast but never flooded. It backs
-off only when the line is *quiet* (no byte at all arrives: a clock switched off or a dead
-cable), never merely because a request went unanswered on a noisy line.
+traffic below the line's capacity: a noisy line is repaired fast but never flooded (the
+clock's firmware also keeps the last request and paces its own answers, device.py
+REPAIR_*; this pacing is what keeps a clock that answers at once within its line too). It
+backs off only when the line is *quiet* (no byte at all arrives: a clock switched off or a
+dead cable), never merely because a request went unanswered on a noisy line.
 """
 from __future__ import annotations
 
+import struct
 from collections.abc import Container
 from dataclasses import dataclass
-
-import struct
 
 from .codec import CRC_LEN, HEADER_LEN, EventRecord
 
