@@ -16,6 +16,9 @@ of frames). Regions an arm reaches settle only after `absorb_s` and while nothin
 a region over the points joined to an arm across the ring (`_resting_arms`: at least `arm_cells`
 of ring covered, more than a disc or cup put aside) never settles by time at all, however long
 it rests: fingers resting on a piece while the player thinks are what touch-move is about.
+Where the arm departs only faintly on the ring (a sleeve the colour of the table), a large region
+reaching the ring that hides the printed lattice on several points is held as a hand too
+(`_faint_arms`).
 A piece put down on an edge point stays joined to a hand that lingers, moving, just beyond
 the edge; it settles once it has stayed still for `absorb_s` while that hand moved beside it
 (`_left_behind`; a hand at rest over a point, or fingertips just over the edge, do not).
@@ -189,6 +192,8 @@ class LatticeConfig:
     covered_below: float = 0.35  # a point is covered when its clearest segment shows less than this share
     joins_below: float = 0.7    # a point between covered ones (a gap between fingers) joins their region
     seen_above: float = 0.6     # a covered point is in view again from this share
+    rise: float = 0.25          # ... or from this much more than it showed at the start (a corner
+                                # point's two segments may stay half hidden by its discs)
     min_region: int = 3         # covered points in an edge-touching region for it to be a hand at start
 
 
@@ -212,8 +217,10 @@ SEGMENTS = np.array(_segments(), np.int64)
 
 
 def _lattice_view(frame_bgr: np.ndarray, h: np.ndarray, q: int) -> np.ndarray:
-    """Grey log-brightness of the lattice area only, q px per spacing, point (f, r) at the
-    centre of cell column f, row 9 - r."""
+    """(10q, 9q, 3) log colour channels of the lattice area only, q px per spacing, point
+    (f, r) at the centre of cell column f, row 9 - r; softened by about a pixel so that sensor
+    noise does not make lines of its own. Channels are kept apart: red lines on a yellow board
+    barely change the brightness but clearly darken blue and green."""
     from .geometry import point_spacing_px
     a = 1.0 / q
     m = np.array([[a, 0, 0.5 * a - 0.5], [0, -a, 9 + 0.5 - 0.5 * a], [0, 0, 1.0]])
@@ -224,17 +231,19 @@ def _lattice_view(frame_bgr: np.ndarray, h: np.ndarray, q: int) -> np.ndarray:
         hh = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]]) @ hh
     rect = cv2.warpPerspective(img, hh @ m, (9 * q, 10 * q), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-    grey = rect.astype(np.float32).sum(axis=2) if rect.ndim == 3 else rect.astype(np.float32) * 3
-    return np.log(grey + 12.0)
+    if rect.ndim == 2:
+        rect = np.dstack([rect] * 3)
+    return cv2.GaussianBlur(np.log(rect.astype(np.float32) + 8.0), (0, 0), 1.0)
 
 
 def segment_contrast(view: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
     """(len(SEGMENTS),) how clearly each segment's line shows in its middle part (log units).
 
     Across the line at each position along it: the line's extreme within +-2 px against the
-    nearer-looking of the two sides at 5..8 px, either polarity (dark ink or light inlay); the
-    segment's figure is the 75th percentile along it, so a rim of a disc reaching in at one
-    end does not hide a line that shows over most of the span.
+    nearer-looking of the two sides at 5..8 px, either polarity (dark ink or light inlay), in
+    the colour channel where it shows most; the segment's figure is the 75th percentile along
+    it, so a rim of a disc reaching in at one end does not hide a line that shows over most of
+    the span.
     """
     q, w = cfg.px, cfg.half_width_px
     n_along = max(3, int(round((cfg.span[1] - cfg.span[0]) * q)))
@@ -256,18 +265,20 @@ def segment_contrast(view: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
         side_a, side_b = prof[:, :4].mean(axis=1), prof[:, -4:].mean(axis=1)
         dark = np.minimum(side_a, side_b) - mid.min(axis=1)
         light = mid.max(axis=1) - np.maximum(side_a, side_b)
-        out[k] = float(np.quantile(np.maximum(dark, light), 0.75))
+        out[k] = float(np.quantile(np.maximum(dark, light).max(axis=-1), 0.75))
     return out
 
 
 def lattice_seen(frame_bgr: np.ndarray, h: np.ndarray, cfg: LatticeConfig | None = None) -> np.ndarray:
     """(90,) per point, in point-index order: the clearest of its line segments as a share of
-    the board's median segment contrast (about 1 where the lattice shows, near 0 under a hand)."""
+    the board's typical segment contrast (about 1 where the lattice shows, near 0 under a hand)."""
     cfg = cfg or LatticeConfig()
     # the lattice crop must hold +-half_width px around the edge lines: cells are q px, the edge
     # line sits q/2 inside, so any half width below q/2 fits
     c = segment_contrast(_lattice_view(frame_bgr, h, cfg.px), cfg)
-    ref = float(np.median(c))
+    # the board's typical line: the upper quartile, so that a sleeve across a third of the
+    # board (its segments near zero) does not drag the reference down with it
+    ref = float(np.quantile(c, 0.75))
     rel = c / ref if ref > 1e-3 else np.zeros_like(c)
     best = np.zeros(90, np.float32)
     np.maximum.at(best, SEGMENTS[:, 0], rel)
@@ -301,11 +312,14 @@ class HandDetector:
     def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
-                 piece_frac: float = 0.8, arm_cells: float = 1.0, lattice: LatticeConfig | None = None) -> None:
+                 piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
+                 lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
-        a die put down beside the board covers less than one cell."""
+        a die put down beside the board covers less than one cell. `hand_points`: points a
+        region joined to the ring must cover before the lattice is asked whether it is a hand
+        whose ring cells depart only faintly (a sleeve or skin the colour of the table)."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -314,6 +328,7 @@ class HandDetector:
         self.ring_hold_frac = ring_hold_frac
         self.piece_frac = piece_frac
         self.arm_cells = arm_cells
+        self.hand_points = hand_points
         self.lattice = lattice or LatticeConfig()
         self.reset()
 
@@ -331,6 +346,8 @@ class HandDetector:
         # cells whose background was learnt while a hand lay over them (a hand already there at
         # the start): not the board, so they are checked against the lattice instead
         self.unverified = np.zeros((GY, GX), bool)
+        self.start_seen = np.full((GY, GX), np.inf)   # each point's lattice share at the start
+        self.held = np.zeros((GY, GX), bool)  # a hand found by the lattice whose arm departs faintly
         self._t: float | None = None
         self._n = 0
 
@@ -396,14 +413,51 @@ class HandDetector:
                 out |= comp
         return out
 
-    def _reveal(self, hid: np.ndarray, feat: np.ndarray, forced: np.ndarray, seen_cells: np.ndarray,
-                ring: np.ndarray) -> np.ndarray:
+    def _faint_arms(self, hid: np.ndarray, absorb: np.ndarray, ring: np.ndarray,
+                    seen: "Callable[[], np.ndarray | None]") -> np.ndarray:
+        """Regions about to settle that are hands whose arm crosses the ring only faintly.
+
+        A sleeve or skin the colour of the table departs weakly on the ring, so such an arm may
+        not look like one once it stops. A region over `hand_points` points or more that reaches
+        the ring at all, and hides the lattice on `min_region` of its points (a palm does; a
+        cluster of pieces put down or knocked leaves the segments between points bare), is a
+        hand. Once found, it stays one (`held`) for as long as it stays that big, without asking
+        the lattice again. Returns the cells that must not settle.
+        """
+        out = np.zeros_like(hid)
+        n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        if n <= 1:
+            return out
+        inner_n = np.bincount(lab[~ring], minlength=n)
+        touches = np.bincount(lab[ring & ~self.unverified], minlength=n) > 0
+        big = (inner_n >= self.hand_points) & touches
+        big[0] = False
+        held = np.zeros(n, bool)
+        held[np.unique(lab[self.held & hid])] = True
+        for k in np.flatnonzero(big & ~held):
+            if not (absorb & (lab == k)).any():
+                continue
+            s = seen()
+            if s is None:
+                break
+            pts = _points_from_cells(lab == k)
+            if int((pts & (s < self.lattice.covered_below)).sum()) >= self.lattice.min_region:
+                held[k] = True
+        keep = np.isin(lab, np.flatnonzero(big & held))
+        self.held = keep.copy()
+        return out | keep
+
+    def _reveal(self, hid: np.ndarray, feat: np.ndarray, frac: np.ndarray, forced: np.ndarray,
+                seen_cells: np.ndarray, ring: np.ndarray) -> np.ndarray:
         """Take as background the cells learnt under a start-up hand that now show the board.
 
         When that hand moves or leaves, the board it covered departs from the background it
-        left there. A point whose lattice shows again and that has stayed still for
-        `clear_absorb_s` is the board; a ring cell it crossed is released once it is joined to
-        no other hidden point. Returns the hidden cells left.
+        left there. A point that has stayed still for `clear_absorb_s`, joined to no hand still
+        covering the lattice, is the board once its lattice shows again (or clearly more than
+        at the start), or where the lattice cannot tell, once it has been still for `absorb_s`
+        with no arm at rest reaching it. A ring cell the hand crossed is released as soon as it
+        is joined to no hidden point. They all count as verified once the board has been quiet
+        for `settle_s`. Returns the hidden cells left.
         """
         still = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9)
         cand = self.unverified & hid & ~forced & still
@@ -411,26 +465,33 @@ class HandDetector:
             # joined to the hand still there: its fingertips on a disc leave the lattice in view
             _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
             cand &= ~np.isin(lab, np.unique(lab[forced]))
-        release = cand & ~ring & (seen_cells >= self.lattice.seen_above)
+        shows = seen_cells >= np.minimum(self.lattice.seen_above, self.start_seen + self.lattice.rise)
+        # where the lattice cannot tell (a corner point's discs hide its two segments), a point
+        # still for `absorb_s` that no arm at rest reaches is the board too
+        settled = (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
+        if (cand & ~shows & settled).any():
+            shows = shows | (settled & ~self._resting_arms(hid, frac, ring))
+        release = cand & ~ring & shows
         rest = hid & ~release
-        ring_cand = cand & ring
+        ring_cand = self.unverified & hid & ring     # moving or not: the ring does not hold quiet
         if ring_cand.any():
             _, lab = cv2.connectedComponents(rest.astype(np.uint8), connectivity=8)
             held = np.unique(lab[rest & ~ring])
             release |= ring_cand & ~np.isin(lab, held)
         if release.any():
+            # they stay unverified: a sleeve drawn slowly off a point may still have lain on part
+            # of it, and the point is then released again once it departs from that and is still
             assert self.bg is not None
             m = _cells_to_pixels(release)
             self.bg = np.where(m[..., None], feat, self.bg)
-            self.unverified &= ~release
         return hid & ~release
 
-    def _covered(self, lattice: "Callable[[], np.ndarray] | np.ndarray | None") -> tuple[np.ndarray, np.ndarray] | None:
+    def _covered(self, seen_now: "Callable[[], np.ndarray | None]") -> tuple[np.ndarray, np.ndarray] | None:
         """Inner cells a hand covers by the lattice check and each point's lattice share, both
         (GY, GX); None without a lattice."""
-        if lattice is None:
+        seen = seen_now()
+        if seen is None:
             return None
-        seen = lattice() if callable(lattice) else np.asarray(lattice)
         # the points around a covered region are under the same hand's fingertips or edge, which
         # may rest on a disc and leave its lattice in view
         cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
@@ -443,8 +504,9 @@ class HandDetector:
         """Process one rectified board image (`rectify`'s output) at video time `t` seconds.
 
         `lattice`: the per-point lattice check of the same frame (`lattice_seen`), or a callable
-        giving it; it is asked for only at the start and while a hand seen at the start may still
-        be in the background. Without it a hand present from the first frame goes unseen."""
+        giving it; it is asked for only at the start, while a hand seen at the start may still
+        be in the background, and when a large region reaching the ring is about to settle.
+        Without it a hand present from the first frame goes unseen."""
         self._n += 1
         t = self._n / 25.0 if t is None else float(t)
         dt = 0.0 if self._t is None else max(0.0, t - self._t)
@@ -454,22 +516,33 @@ class HandDetector:
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
         inner = ~ring
         forced = np.zeros((GY, GX), bool)    # a hand from the start, still over the points
+        cache: list[np.ndarray] = []
+
+        def seen_now() -> np.ndarray | None:
+            """This frame's lattice check, made at most once and only when asked for."""
+            if lattice is None:
+                return None
+            if not cache:
+                cache.append(lattice() if callable(lattice) else np.asarray(lattice))
+            return cache[0]
+
         seen_cells = np.full((GY, GX), np.inf)
         if self.bg is None:
             self.bg = feat.copy()
             self.prev = feat
-            got = self._covered(lattice)
+            got = self._covered(seen_now)
             if got is not None:
                 # the background just learnt may hold a hand or an arm: the points it covers,
                 # the ring cells it crosses and the points beside them are not the board until
                 # they are seen to be
                 forced, seen_cells = got
+                self.start_seen = seen_cells.copy()
                 grow = np.ones((3, 3), np.uint8)
                 start = forced | (_odd_ring(feat) & ring)
                 self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
                 self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
         elif self.unverified.any():
-            got = self._covered(lattice)
+            got = self._covered(seen_now)
             if got is not None:
                 forced, seen_cells = got
                 forced &= self.unverified
@@ -484,13 +557,14 @@ class HandDetector:
         self.still = np.where(mov, 0, self.still + 1)
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         if self.unverified.any():
-            hid = self._reveal(hid, feat, forced, seen_cells, ring)
+            hid = self._reveal(hid, feat, frac, forced, seen_cells, ring)
         self.hidden_cells = hid
         self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         ring_active = bool((hid & ring).any() or (mov & ring).any())
         settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
-        # An arm is a hidden region holding a ring cell that is clearly covered or moving: an
-        # arm always crosses the ring to reach a point. A hand held still over the board stays
+        # An arm is a hidden region holding a ring cell that is clearly covered or moving, or a
+        # region over several points that reaches the ring at all: an arm always crosses the
+        # ring to reach a point. A hand held still over the board stays
         # hidden however long it rests (the tracker has its own rule for an arm at rest).
         _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         seeds = hid & ring & ((frac >= self.arm_frac) | mov)
@@ -518,6 +592,8 @@ class HandDetector:
             quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
             absorb = absorb | (hid & quick)
         absorb = (absorb & ~forced) | self._left_behind(hid & ~forced, inner, arm, settled, frac)
+        if absorb.any() or self.held.any():
+            absorb &= ~self._faint_arms(hid, absorb, ring, seen_now)
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)
