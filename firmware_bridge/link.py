@@ -619,7 +619,7 @@ class ClockLink:
             # the next 32 (what a repair can name) are asked for once those had time to arrive
             self._count("replays_requested")
             self._send(MsgType.REPLAY, 0, codec.pack_u32(self._delivered))
-            self._repair.hold_off(t4, self.pacing.full_replay_s(min(MASK_BITS, max(0, r.last_event - self._delivered))))
+            self._repair.restart(t4, self.pacing.full_replay_s(min(MASK_BITS, max(0, r.last_event - self._delivered))))
         self._set_state("connected", f"clock {r.firmware!r} protocol {r.version}, last event {r.last_event}")
 
     def _on_sync(self, seq: int, clock_ms: int, t4: float) -> None:

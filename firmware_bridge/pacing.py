@@ -125,9 +125,11 @@ class RepairPlanner:
         self.next_at = 0.0
         self._quiet_interval = 0.0  # the last interval used while the line was quiet (0: it was not)
 
-    def hold_off(self, now: float, seconds: float) -> None:
-        """Ask nothing before now + seconds (an answer, e.g. a full replay, is on its way)."""
-        self.next_at = max(self.next_at, now + seconds)
+    def restart(self, now: float, hold_s: float) -> None:
+        """A new connection: forget any backoff, and ask nothing before now + hold_s (the
+        full replay that follows a handshake is on its way)."""
+        self.next_at = now + hold_s
+        self._quiet_interval = 0.0
 
     def plan(self, now: float, delivered: int, held: Container[int], newest_known: int, since_rx_s: float) -> RepairRequest | None:
         """The request to send now, or None. `since_rx_s`: seconds since the clock's last byte."""

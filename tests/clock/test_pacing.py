@@ -112,3 +112,18 @@ def test_hellos_are_quick_while_the_clock_is_heard_and_back_off_while_the_line_i
 def test_bad_pacing_settings_are_refused_by_name(field, value):
     with pytest.raises(ValueError, match=f"LinkPacing.{field}"):
         LinkPacing(**{field: value})
+
+
+def test_a_new_connection_forgets_the_backoff_and_waits_for_the_replay_only():
+    pacing = LinkPacing(max_interval_s=0.5)
+    planner = RepairPlanner(pacing)
+    t = 0.0
+    for _ in range(10):  # the clock fell silent: backed off to the cap
+        assert planner.plan(t, 0, set(), 1, since_rx_s=9.0) is not None
+        gap, t = planner.next_at - t, planner.next_at
+    assert gap == pytest.approx(0.5)
+    planner.restart(100.0, pacing.full_replay_s(5))
+    assert planner.plan(100.0 + pacing.full_replay_s(5) * 0.9, 0, set(), 5, 0.0) is None
+    req = planner.plan(100.0 + pacing.full_replay_s(5), 0, set(), 5, 0.0)
+    assert req is not None and req.mask == 0b11111
+    assert planner.next_at - (100.0 + pacing.full_replay_s(5)) == pytest.approx(pacing.repair_interval_s(5))
