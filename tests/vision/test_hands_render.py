@@ -18,7 +18,8 @@ PAUSE_S = 10.0
 NOISE_SIGMA = 3.0   # grey levels of sensor noise added to the held frame
 
 
-@pytest.mark.parametrize("seed,from_start", [(11, False), (22, False), (11, True), (22, True)])
+# 55: a blurred skin-coloured arm over a wooden board, its sleeve the grey of the table on the ring
+@pytest.mark.parametrize("seed,from_start", [(11, False), (22, False), (55, False), (11, True), (22, True)])
 def test_a_rendered_hand_pausing_over_the_board_for_ten_seconds_stays_occluded(vsim, seed, from_start):
     frames = vsim.clip(seed, plies=1)
     fps = 1.0 / (frames[1][1].t - frames[0][1].t)
