@@ -562,17 +562,16 @@ class HandDetector:
         self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         ring_active = bool((hid & ring).any() or (mov & ring).any())
         settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
-        # An arm is a hidden region holding a ring cell that is clearly covered or moving, or a
-        # region over several points that reaches the ring at all: an arm always crosses the
-        # ring to reach a point. A hand held still over the board stays
-        # hidden however long it rests (the tracker has its own rule for an arm at rest).
+        # An arm is a hidden region holding a ring cell that is clearly covered or moving: an
+        # arm always crosses the ring to reach a point. A hand held still over the board stays
+        # hidden however long it rests (`_resting_arms`, `_faint_arms`).
         _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         seeds = hid & ring & ((frac >= self.arm_frac) | mov)
         arm = np.isin(lab, np.unique(lab[seeds])) & hid if seeds.any() else np.zeros_like(hid)
         near_arm = cv2.dilate(arm.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
-        # when nothing at all has moved for a long while, absorb everything (a captured piece
-        # left beside the board, a cup put down on the ring)
+        # when nothing at all has moved for a long while, absorb everything but a resting arm
+        # (a captured piece left beside the board, a cup put down on the ring)
         resting = self._resting_arms(hid, frac, ring)
         if (self.still >= 5).all() and (self.still_t >= self.settle_s).all():
             absorb = hid & ~resting
