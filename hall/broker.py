@@ -45,6 +45,9 @@ class BrokerSetup:
     port: int = 1883
     host: str = "127.0.0.1"     # the interface the broker listens on ("0.0.0.0": every one)
     run_as: str | None = None    # the user Mosquitto runs as when started by root (None: the current user)
+    tls_port: int | None = None  # a second, TLS listener (mqtts://) on this port, with the files below
+    certfile: Path | None = None  # the broker's certificate (PEM), signed by the CA stations are given
+    keyfile: Path | None = None   # its private key (PEM)
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,10 @@ def conf_text(setup: BrokerSetup, folder: Path) -> str:
         "log_type warning",
         f"user {run_as}",                  # used only when started by root
         "",
-    ])
+    ] + ([f"# TLS: stations and hub use mqtts://HOST:{setup.tls_port} with --ca (the CA that signed the certificate)",
+          f"listener {setup.tls_port} {setup.host}", f"certfile {Path(setup.certfile).resolve()}",
+          f"keyfile {Path(setup.keyfile).resolve()}", "tls_version tlsv1.2", ""]
+         if setup.tls_port is not None and setup.certfile is not None and setup.keyfile is not None else []))
 
 
 def init_broker(setup: BrokerSetup) -> Credentials:
@@ -121,6 +127,10 @@ def init_broker(setup: BrokerSetup) -> Credentials:
         raise BrokerError("--init-broker needs at least one board (--boards N or a --tournament file)")
     for b in setup.boards:
         topics.check_board(b)
+    if setup.tls_port is not None:
+        for what, pem in (("--tls-cert", setup.certfile), ("--tls-key", setup.keyfile)):
+            if pem is None or not Path(pem).is_file():
+                raise BrokerError(f"a TLS listener needs {what} FILE (PEM); {pem or 'none'} is not a file")
     passwd_tool = find_tool("mosquitto_passwd")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "data").mkdir(exist_ok=True)

@@ -144,6 +144,7 @@ class StationPublisher:
         self._evidence_due: dict[str, float] = {}   # evidence file -> give up after (monotonic s)
         self._evidence_sent: set[str] = set()
         self._done_commands: set[str] = set()
+        self._drain_s = self.config.drain_s
 
     # ------------------------------------------------------------------ paho callbacks (network thread)
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:
@@ -178,10 +179,11 @@ class StationPublisher:
 
     def stop(self, drain_s: float | None = None) -> PublishSummary:
         """Send what is left of the journal (up to `drain_s`), say 'offline', disconnect."""
+        self._drain_s = self.config.drain_s if drain_s is None else max(0.0, drain_s)
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join((self.config.drain_s if drain_s is None else drain_s) + 2.0)
+            self._thread.join(self._drain_s + self.config.linger_s + 2.0)
         try:
             if self._connected:
                 info = self.client.publish(topics.status_topic(self.board), b"offline", qos=1, retain=True)
@@ -208,7 +210,7 @@ class StationPublisher:
             if self._stopping.is_set():
                 now = time.monotonic()
                 if drain_until is None:
-                    drain_until = now + self.config.drain_s
+                    drain_until = now + self._drain_s
                 drained = self._acked >= len(self.journal.lines)
                 if drained and linger_until is None:
                     if self._connected:

@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     h.add_argument("--port", type=int, default=1883, help="with --init-broker: the broker's port (default 1883)")
     h.add_argument("--listen", default="127.0.0.1", metavar="HOST",
                    help="with --init-broker: the interface the broker listens on (default 127.0.0.1; 0.0.0.0: all)")
+    h.add_argument("--tls-port", type=int, metavar="P",
+                   help="with --init-broker: also a TLS listener on port P (mqtts://), with --tls-cert and --tls-key")
+    h.add_argument("--tls-cert", metavar="FILE", help="with --tls-port: the broker's certificate (PEM)")
+    h.add_argument("--tls-key", metavar="FILE", help="with --tls-port: its private key (PEM)")
     h.add_argument("--broker", metavar="URL", help="mqtt://hub:PASS@HOST:PORT (mqtts:// for TLS)")
     h.add_argument("--ca", metavar="FILE", help="CA certificate for an mqtts:// broker")
     h.add_argument("--http", metavar="[HOST:]PORT", help="where to serve the hall (host defaults to 127.0.0.1)")
@@ -49,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--out", required=True, help="the station's folder (a new events.jsonl is written there)")
     add_publish_options(r, required=True)
     r.add_argument("--speed", type=float, default=1.0, metavar="X", help="X times the game's pace (default 1)")
+    r.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
+                   help="at the end, wait at most this long for the broker to take the backlog (default 10)")
     r.set_defaults(func=_station_replay)
 
 
@@ -101,11 +107,11 @@ def start_station(args: argparse.Namespace, out_dir: str | Path) -> Any:
     return publisher.start()
 
 
-def stop_station(publisher: Any) -> None:
+def stop_station(publisher: Any, drain_s: float | None = None) -> None:
     """Send what is left of the journal, then say how far the broker took it."""
     if publisher is None:
         return
-    s = publisher.stop()
+    s = publisher.stop(drain_s)
     left = s.lines - s.acked
     print(f"station: board {publisher.board}: {s.acked}/{s.lines} journal lines taken by the broker"
           + (f"; {left} not yet (the hub asks for them when this station is next online)" if left else "")
@@ -131,7 +137,11 @@ def _hub(args: argparse.Namespace) -> int:
         from hall.broker import HUB_USER, BrokerSetup, init_broker, station_user
 
         boards = _boards_for_init(args)
-        creds = init_broker(BrokerSetup(Path(args.init_broker), boards, args.port, args.listen))
+        if (args.tls_cert or args.tls_key) and args.tls_port is None:
+            raise ValueError("--tls-cert and --tls-key go with --tls-port P")
+        creds = init_broker(BrokerSetup(Path(args.init_broker), boards, args.port, args.listen, None, args.tls_port,
+                                        Path(args.tls_cert) if args.tls_cert else None,
+                                        Path(args.tls_key) if args.tls_key else None))
         folder = Path(args.init_broker).resolve()
         print(f"broker files in {folder}/ (mosquitto.conf, passwd, acl; clear passwords in credentials.json, 0600)")
         print(f"run the broker:   mosquitto -c {folder / 'mosquitto.conf'}   (or: xqtrack broker {folder})")
@@ -198,7 +208,7 @@ def _station_replay(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         n = -1
     finally:
-        stop_station(publisher)
+        stop_station(publisher, max(0.0, args.drain))
     print(f"station-replay: {n} lines written to {out / 'events.jsonl'}", file=sys.stderr)
     return 0
 

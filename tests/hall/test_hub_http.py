@@ -143,3 +143,65 @@ def test_the_hub_command_refuses_missing_options_and_bad_urls_in_one_line(tmp_pa
                            timeout=60)
         assert r.returncode == 1
         assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+
+
+def _openssl(*args: str, cwd) -> None:
+    import subprocess
+    r = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_stations_and_hub_speak_tls_to_a_broker_set_up_with_a_tls_listener(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from hall.broker import Credentials, free_port, start_mosquitto, station_user
+    from hall_helpers import env
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make the test's certificates")
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+             "-subj", "/CN=xqtrack test CA", cwd=certs)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+             "-subj", "/CN=127.0.0.1", cwd=certs)
+    (certs / "san.txt").write_text("subjectAltName=IP:127.0.0.1\n")
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+             "-out", "server.crt", "-days", "2", "-extfile", "san.txt", cwd=certs)
+    tls_port = free_port()
+    r = subprocess.run([sys.executable, "-m", "app.cli", "hub", "--init-broker", str(tmp_path / "broker"),
+                        "--boards", "1", "--port", str(free_port()), "--tls-port", str(tls_port),
+                        "--tls-cert", str(certs / "server.crt"), "--tls-key", str(certs / "server.key")],
+                       capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode == 0, r.stderr
+    broker = start_mosquitto(tmp_path / "broker", tmp_path / "mosquitto.log")
+    creds = Credentials.load(tmp_path / "broker")
+    hub = None
+    try:
+        http_port = free_port()
+        tls = lambda user: f"mqtts://{user}:{creds.users[user]}@127.0.0.1:{tls_port}"  # noqa: E731
+        hub = subprocess.Popen([sys.executable, "-m", "app.cli", "hub", "--broker", tls("hub"), "--ca",
+                                str(certs / "ca.crt"), "--http", str(http_port), "--out", str(tmp_path / "hub")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env())
+        src = write_game_journal(tmp_path / "src", real_game(8, 10), dt=0.1)
+        st = subprocess.run([sys.executable, "-m", "app.cli", "station-replay", str(src), "--out", str(tmp_path / "st"),
+                             "--board", "1", "--publish", tls(station_user(1)), "--ca", str(certs / "ca.crt"),
+                             "--speed", "5"], capture_output=True, text=True, env=env(), timeout=120)
+        assert st.returncode == 0, st.stderr
+        want = journal_lines(tmp_path / "st" / "events.jsonl")
+        assert f"{len(want)}/{len(want)} journal lines taken by the broker" in st.stderr
+        wait_for(lambda: get_json(f"http://127.0.0.1:{http_port}/board/1/state.json")["moves"] == moves_of(want), 30,
+                 "board 1 over TLS at the hub")
+        # without the CA the station's TLS handshake fails: nothing is taken
+        bad = subprocess.run([sys.executable, "-m", "app.cli", "station-replay", str(src), "--out",
+                              str(tmp_path / "st-noca"), "--board", "1", "--publish", tls(station_user(1)),
+                              "--speed", "20", "--drain", "1"], capture_output=True, text=True, env=env(), timeout=120)
+        assert f"0/{len(want)} journal lines taken by the broker" in bad.stderr
+    finally:
+        if hub is not None:
+            hub.terminate()
+            hub.wait(10)
+        broker.terminate()
+        broker.wait(10)
