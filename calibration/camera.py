@@ -116,8 +116,10 @@ class CameraIntrinsics:
 
 def find_checkerboard(image: np.ndarray, pattern: tuple[int, int]) -> np.ndarray | None:
     """Sub-pixel inner corners (N, 2) of a checkerboard with `pattern` inner corners, or None."""
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    ok, corners = cv2.findChessboardCorners(gray, pattern, cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE)
+    gray = np.ascontiguousarray(image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+                                dtype=np.uint8)
+    ok, corners = cv2.findChessboardCorners(gray, pattern,
+                                             flags=cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE)
     if not ok:
         return None
     corners = cv2.cornerSubPix(gray, corners, (5, 5), (-1, -1),
@@ -139,7 +141,7 @@ def calibrate(images: Sequence[np.ndarray | None], pattern: tuple[int, int] = (9
     obj = np.zeros((pattern[0] * pattern[1], 3), np.float32)
     obj[:, :2] = np.mgrid[0:pattern[0], 0:pattern[1]].T.reshape(-1, 2) * square
     objpts, imgpts, missed = [], [], []
-    size = None
+    size: tuple[int, int] | None = None
     for img, name in zip(images, names):
         if img is None:
             missed.append(f"{name} (unreadable)")
@@ -156,7 +158,7 @@ def calibrate(images: Sequence[np.ndarray | None], pattern: tuple[int, int] = (9
             continue
         objpts.append(obj)
         imgpts.append(c.astype(np.float32).reshape(-1, 1, 2))
-    if len(objpts) < min_views:
+    if size is None or len(objpts) < min_views:
         raise CameraCalibrationError(
             f"checkerboard ({pattern[0]}x{pattern[1]} inner corners) found in only {len(objpts)} of "
             f"{len(names)} images, need {min_views}; not found in: {', '.join(missed) or '-'}")

@@ -24,6 +24,7 @@ Writing follows the standard conventions:
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 from dataclasses import dataclass
 
 from rules.errors import NotationError
@@ -118,6 +119,7 @@ class Designator:
     def sources(self, side: SideFiles) -> tuple[list[int], list[int]]:
         """(strict, lenient) candidate squares of the piece that moves."""
         if self.rule == "file":
+            assert self.file is not None, "a file designator names its file"
             col = side.column(self.kind, self.file)
             n = len(col)
             if n == 1:
@@ -135,7 +137,7 @@ class Designator:
             picked = [col[i]]
             return (picked if len(col) in self.strict_depths else []), picked
         tandem = side.tandem_files(self.kind)
-        strict: list[int] = []
+        strict = []
         lenient: list[int] = []
         for f in tandem:
             col = side.column(self.kind, f)
@@ -203,7 +205,7 @@ def parse_chinese_text(text: str) -> ParsedFileMove:
         raise NotationSyntaxError(f"{text}: character {bad[0]!r} is not part of Chinese notation; "
                                   + _CHINESE_SHAPE_HELP)
     kinds = [k for k, _ in chars]
-    vals = [v for _, v in chars]
+    vals: list[Any] = [v for _, v in chars]   # a kind letter, an action, a position word or a number
 
     def number(i: int) -> int:
         if kinds[i] not in ("cnum", "dnum"):
@@ -255,7 +257,7 @@ def parse_wxf_text(text: str) -> ParsedFileMove:
         return ParsedFileMove(Designator(WXF_LETTERS[s[0]], "file", file=int(s[1]), wxf=True), ".", int(s[2]))
     if len(s) != 4 or not s.isascii():
         raise NotationSyntaxError(f"{text}: not a move in WXF notation (4 ASCII characters); " + _WXF_SHAPE_HELP)
-    a, b, act, num = s
+    a, b, act, num = s[0], s[1], s[2], s[3]
     if act not in WXF_ACTIONS:
         raise NotationSyntaxError(f"{text}: third character {act!r} is not an action "
                                   "(+ forward, - back, . or = sideways)")
@@ -372,9 +374,9 @@ def _no_move_message(pos, text, d, lenient, side, what, target, numerals) -> str
                            f"only moves {reach} across")
         elif target[0] != ".":
             reasons.append(f"{SQUARE_NAMES[sq]}: that is off the board")
-    reasons = [r for r in reasons if r]
-    if reasons:
-        message += f" ({'; '.join(reasons)})"
+    named = [r for r in reasons if r]
+    if named:
+        message += f" ({'; '.join(named)})"
     if d.rule != "file":
         # records sometimes swap 前 and 后: point at the piece on the same file that can
         files = {side.where(sq, d.kind, color)[0] for sq in lenient}

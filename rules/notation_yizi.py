@@ -52,7 +52,7 @@ def parse_yizi(pos, text: str):
     s = normalize(text)
     if len(s) != 4:
         raise NotationSyntaxError(f"{text}: not a move in 一字三码 notation (4 characters); {_SHAPE_HELP}")
-    p, src, tf, tr = s
+    p, src, tf, tr = s[0], s[1], s[2], s[3]
     if p not in CHINESE_KIND_CHARS:
         raise NotationSyntaxError(f"{text}: {p!r} is not a piece character; {_SHAPE_HELP}")
     if not (tf in "123456789" and tr in "0123456789"):

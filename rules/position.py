@@ -252,7 +252,7 @@ class Position:
 
     def board_fen(self) -> str:
         """Placement part of the FEN, rank 9 first."""
-        return placement_from_points("".join(T.CODE_TO_LETTER[v] if v else "." for v in self._b))
+        return placement_from_points("".join(T.CODE_TO_LETTER[v] or "." for v in self._b))
 
     def fen(self) -> str:
         return f"{self.board_fen()} {'wb'[self._side]} - - {self.halfmove_clock} {self.fullmove_number}"
@@ -295,7 +295,7 @@ class Position:
     def pieces(self) -> dict[int, str]:
         """{square: letter} of every piece on the board."""
         c2l, b = T.CODE_TO_LETTER, self._b
-        return {sq: c2l[b[sq]] for sq in sorted(self._sq[0] | self._sq[1])}
+        return {sq: c2l[b[sq]] or "." for sq in sorted(self._sq[0] | self._sq[1])}
 
     def king_square(self, color: str) -> int:
         """Square of `color`'s general (the lowest one if an odd set-up has two)."""
