@@ -155,7 +155,8 @@ async def watch_boards(http: str, boards: list[int], seen: dict[int, dict[int, f
                 await asyncio.sleep(0.2)
 
     timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    connector = aiohttp.TCPConnector(limit=0)          # one open stream per board (the default pool holds 100)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
         tasks = [asyncio.create_task(one(session, b)) for b in boards]
         await stop.wait()
         for task in tasks:
