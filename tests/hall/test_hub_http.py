@@ -205,3 +205,25 @@ def test_stations_and_hub_speak_tls_to_a_broker_set_up_with_a_tls_listener(tmp_p
             hub.wait(10)
         broker.terminate()
         broker.wait(10)
+
+
+def test_xqtrack_broker_writes_its_files_once_and_runs_mosquitto_on_them(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from hall.broker import Credentials, free_port, wait_listening
+    from hall_helpers import env
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "broker", str(tmp_path / "b"), "--boards", "3",
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env())
+    try:
+        wait_listening("127.0.0.1", port, 30)
+        creds = Credentials.load(tmp_path / "b")
+        assert sorted(creds.users) == ["hub", "station-1", "station-2", "station-3"]
+        assert (tmp_path / "b" / "credentials.json").stat().st_mode & 0o077 == 0
+        assert "station-3:$7$" in (tmp_path / "b" / "passwd").read_text()       # hashed, never clear
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
