@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from calibration.camera import CameraIntrinsics
     from .assignment import JointReading
     from calibration.piece_profile import PieceSetProfile
+    from .disc import DiscMeter
 
 _RED = np.array([c.isupper() for c in CLASSES])
 _BLACK = np.array([c.islower() for c in CLASSES])
@@ -239,7 +240,7 @@ class BoardReader:
         self.searches = 0
         self.search_s = 0.0                         # wall seconds spent searching for the board
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
-        self._discs = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
+        self._discs: "DiscMeter | None" = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
         self.relock_every = max(1, relock_every)
         self.hands = HandDetector()
         self.lock: LockKeeper | None = None
@@ -270,7 +271,7 @@ class BoardReader:
         self.lock = LockKeeper(h, pol, support, score)
         self.hands.reset()
         self._hidden = None
-        if probs is not None:
+        if probs is not None and offsets is not None:
             self.probs = probs.astype(np.float32)
             self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, offsets)
             self.dirty[:] = False
@@ -298,6 +299,7 @@ class BoardReader:
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
         from .disc import DiscMeter
+        assert self._clf is not None and self.h is not None, "disc offsets are measured on a locked, classified board"
         m = self._clf.model
         if self._discs is None:
             self._discs = DiscMeter()
@@ -331,6 +333,7 @@ class BoardReader:
                 return Observation(t=t, frame_index=frame_index, pose=None, quiet=False,
                                    occluded=np.ones(NUM_POINTS, bool), probs=self.probs.copy(),
                                    offset=self.offset.copy())
+        assert self.h is not None   # locked (kept or just acquired)
         hs = self.hands.update(frame_bgr, self.h, t)
         self._hidden = hs.hidden
         self.dirty |= hs.hidden | hs.moving
@@ -358,6 +361,7 @@ class BoardReader:
         if self.h is None or self.lock is None:
             if not self._acquire(frame_bgr):
                 raise BoardNotFoundError("adapt: no board found in the frame")
+        assert self.h is not None
         crops = self._clf.model.extract(frame_bgr, self.h)
         # the known position also settles which end is red's, before the untuned reading could
         # mislead the fit: keep the orientation under which the position is more likely
