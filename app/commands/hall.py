@@ -47,6 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--listen", default="127.0.0.1", metavar="HOST", help="interface when DIR is new")
     b.set_defaults(func=_broker)
 
+    s = subparsers.add_parser("station", help="publish a recording folder (finished or growing) to the hall's broker, "
+                                              "and journal the arbiters' commands into it")
+    s.add_argument("dir", help="the recording folder (holds events.jsonl)")
+    add_publish_options(s, required=True)
+    s.add_argument("--for", dest="duration", type=float, metavar="SECONDS",
+                   help="stop after this long (default: until Ctrl-C or SIGTERM)")
+    s.set_defaults(func=_station)
+
     r = subparsers.add_parser("station-replay", help="a simulated station: replay a recorded journal at game "
                                                      "speed into DIR and publish it like `record --publish`")
     r.add_argument("journal", help="a recorded events.jsonl")
@@ -188,6 +196,25 @@ def _broker(args: argparse.Namespace) -> int:
     binary = find_tool("mosquitto")
     os.execv(binary, [binary, "-c", str(folder / CONF_NAME)])
     return 0   # not reached
+
+
+def _station(args: argparse.Namespace) -> int:
+    import threading
+
+    out = Path(args.dir)
+    if not (out / "events.jsonl").is_file():
+        raise FileNotFoundError(f"{out}: no events.jsonl here (a folder written by `xqtrack record`)")
+    publisher = start_station(args, out)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        stop.wait(args.duration)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_station(publisher)
+    return 0
 
 
 def _station_replay(args: argparse.Namespace) -> int:

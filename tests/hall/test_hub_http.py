@@ -3,15 +3,20 @@ relays poll it, tournament headers, the arbiters' console journalling back to th
 the broker's ACL keeping a station off another board."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
 
 import pytest
 
+from hall.broker import station_user
+
 from rules.pgn import read_pgn
 
-from hall_helpers import Hall, get_json, journal_lines, moves_of, post_json, real_game, wait_for, write_game_journal
+from hall_helpers import (Hall, env, get_json, journal_lines, moves_of, post_json, real_game, wait_for,
+                          write_game_journal)
 
 pytestmark = pytest.mark.usefixtures("mosquitto_or_skip")
 
@@ -61,17 +66,24 @@ def test_arbiters_results_and_rulings_reach_the_station_journal_once_and_come_ba
         assert code == 400 and "1:0" in text
         code, _ = post_json(f"{hall.http}/arbiter/rule", {"board": 1, "incident": 1, "decision": "uphold",
                                                           "note": "seen on the clip"}, hall.token)
-        assert code == 202
-        code, _ = post_json(f"{hall.http}/arbiter/result", {"board": 1, "result": "0-1", "reason": "resignation"},
-                            hall.token)
-        assert code == 202
-        wait_for(lambda: hall.state(1)["result"] == "0-1", 20, "the result to come back from the station")
+        assert code == 202                       # the station is online: journalled at once
         wait_for(lambda: hall.state(1)["incidents"][0]["ruling"], 20, "the ruling to come back")
         queue = get_json(f"{hall.http}/arbiter/queue.json", hall.token)
         assert queue["incidents"][0]["ruling"]["decision"] == "upheld"
         assert queue["incidents"][0]["ruling"]["by"] == "arbiter"
         assert _get(f"{hall.http}/arbiter/queue.json")[0] == 403
-        station.wait(60)
+        assert station.wait(60) == 0
+        # the station is gone: the result waits at the broker for its next session
+        code, _ = post_json(f"{hall.http}/arbiter/result", {"board": 1, "result": "0-1", "reason": "resignation"},
+                            hall.token)
+        assert code == 202
+        time.sleep(1.0)
+        assert hall.state(1)["result"] == "*"
+        back = subprocess.run([sys.executable, "-m", "app.cli", "station", str(tmp_path / "st1"), "--board", "1",
+                               "--publish", hall.creds.url(station_user(1)), "--for", "3"],
+                              capture_output=True, text=True, env=env(), timeout=60)
+        assert back.returncode == 0, back.stderr
+        wait_for(lambda: hall.state(1)["result"] == "0-1", 20, "the result to come back from the station")
         lines = journal_lines(tmp_path / "st1" / "events.jsonl")
         ends = [e for e in lines if e["type"] == "game_end"]
         assert [(e["result"], e["reason"], e["by"]) for e in ends] == [("0-1", "resignation", "arbiter")]
@@ -80,6 +92,8 @@ def test_arbiters_results_and_rulings_reach_the_station_journal_once_and_come_ba
         assert '[Result "0-1"]' in (tmp_path / "st1" / "game.pgn").read_text(encoding="utf-8")
         wait_for(lambda: len(journal_lines(tmp_path / "hub" / "boards" / "1" / "events.jsonl")) == len(lines), 20,
                  "the hub's copy to hold every line")
+        # the folder published again from its first line: repeats, nothing doubled at the hub
+        assert journal_lines(tmp_path / "hub" / "boards" / "1" / "events.jsonl") == lines
         code, _, body = _get(f"{hall.http}/board/1/game.pgn")
         game = read_pgn(body.decode("utf-8"))[0]
         assert game.headers["Red"] == "Red One" and game.headers["RedElo"] == "2400"
@@ -131,10 +145,7 @@ def test_broadcast_pgn_is_polled_cheaply_and_a_station_cannot_publish_for_anothe
 
 
 def test_the_hub_command_refuses_missing_options_and_bad_urls_in_one_line(tmp_path):
-    import subprocess
-    import sys
 
-    from hall_helpers import env
     for args, words in ((["hub", "--http", "8080"], "needs --broker, --out"),
                         (["hub", "--broker", "http://x", "--http", "1", "--out", str(tmp_path)], "mqtt:// or mqtts://"),
                         (["hub", "--broker", "mqtt://h:1", "--http", "1", "--out", str(tmp_path), "--tournament",
@@ -146,18 +157,14 @@ def test_the_hub_command_refuses_missing_options_and_bad_urls_in_one_line(tmp_pa
 
 
 def _openssl(*args: str, cwd) -> None:
-    import subprocess
     r = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
 
 
 def test_stations_and_hub_speak_tls_to_a_broker_set_up_with_a_tls_listener(tmp_path):
     import shutil
-    import subprocess
-    import sys
 
-    from hall.broker import Credentials, free_port, start_mosquitto, station_user
-    from hall_helpers import env
+    from hall.broker import Credentials, free_port, start_mosquitto
 
     if shutil.which("openssl") is None:
         pytest.skip("openssl is needed to make the test's certificates")
@@ -209,11 +216,8 @@ def test_stations_and_hub_speak_tls_to_a_broker_set_up_with_a_tls_listener(tmp_p
 
 def test_xqtrack_broker_writes_its_files_once_and_runs_mosquitto_on_them(tmp_path):
     import signal
-    import subprocess
-    import sys
 
     from hall.broker import Credentials, free_port, wait_listening
-    from hall_helpers import env
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "broker", str(tmp_path / "b"), "--boards", "3",
