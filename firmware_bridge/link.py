@@ -463,7 +463,7 @@ class ClockLink:
         if ser is not None:
             try:
                 ser.close()
-            except Exception:  # closing a dead port may fail; it is gone either way
+            except OSError:  # closing a dead port may fail (SerialException is an OSError); it is gone either way
                 pass
 
     def _unwrap(self, raw: int) -> int:

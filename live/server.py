@@ -435,7 +435,7 @@ class LiveServer:
             fut = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
             try:
                 fut.result(timeout)
-            except Exception:  # closing is best effort: the thread is a daemon
+            except (TimeoutError, RuntimeError, OSError, asyncio.CancelledError):  # best effort: the thread is a daemon
                 pass
             loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:

@@ -203,9 +203,10 @@ class SetupWriter:
         if self._next_t is not None and t < self._next_t:
             return
         self._next_t = t + self.config.every_s
+        import cv2
         try:
             self.write(frame.image, obs)
-        except Exception:
+        except (OSError, ValueError, cv2.error):  # the set-up view is a courtesy: never stop a recording
             self.errors += 1
 
     def write(self, image: np.ndarray, obs: Any) -> None:

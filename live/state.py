@@ -211,7 +211,7 @@ class LiveGame:
             move = Move.from_iccs(iccs)
             chinese = format_move(pos, move, "chinese")
             wxf = format_move(pos, move, "wxf")
-        except Exception as exc:
+        except ValueError as exc:  # rules' errors are ValueErrors naming what does not follow
             raise JournalFoldError(f"event {self.seq}: move {iccs!r} at ply {ply} does not follow: {exc}") from None
         self._positions.append(pos.copy())
         pos.push(move)

@@ -155,7 +155,7 @@ def leaves_general_exposed_reason(pos, move, color: str) -> str:
     try:
         king = probe.king_square(color)
         other = probe.king_square(BLACK if color == RED else RED)
-    except Exception:  # odd set-ups without a general: fall back to the generic reason
+    except ValueError:  # odd set-ups without a general: fall back to the generic reason
         return f"it would leave the {COLOR_WORDS[color]} general in check"
     if king is not None and other is not None and king % 9 == other % 9:
         lo, hi = sorted((king, other))

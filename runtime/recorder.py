@@ -420,6 +420,8 @@ def _vision_frame_errors() -> tuple[type[BaseException], ...]:
     try:
         import cv2
         errors.append(cv2.error)
-    except ImportError:  # pragma: no cover - vision needs OpenCV anyway
+        from vision.classifier import onnxruntime_errors
+        errors.extend(onnxruntime_errors())
+    except ImportError:  # pragma: no cover - vision needs OpenCV and onnxruntime anyway
         pass
     return tuple(errors)

@@ -74,6 +74,16 @@ def _file_id(path: Path) -> str:
 
 
 
+def onnxruntime_errors() -> tuple[type[BaseException], ...]:
+    """What onnxruntime raises for a model or an input it refuses: its own exception classes
+    (Fail, InvalidArgument, InvalidProtobuf, ...: plain Exception subclasses) and OS errors."""
+    ort = import_onnxruntime()
+    state = ort.capi.onnxruntime_pybind11_state
+    own = tuple(c for c in vars(state).values()
+                if isinstance(c, type) and issubclass(c, Exception) and c.__module__ == state.__name__)
+    return own + (OSError, RuntimeError, ValueError)
+
+
 def import_onnxruntime() -> Any:
     """onnxruntime with its telemetry off. Since 1.2x its Linux build writes a device id and an
     event database under ~/.cache/Microsoft and uploads usage events unless ORT_DISABLE_TELEMETRY
@@ -118,7 +128,7 @@ class PieceClassifier:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
             self._sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises several unrelated types
+        except onnxruntime_errors() as exc:
             raise ModelLoadError(f"{path}: not a loadable ONNX model ({exc})") from exc
         inputs = self._sess.get_inputs()
         outputs = {o.name for o in self._sess.get_outputs()}
