@@ -313,13 +313,17 @@ class HandDetector:
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
-                 lattice: LatticeConfig | None = None) -> None:
+                 bump_spacings: float = 0.03, lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
         a die put down beside the board covers less than one cell. `hand_points`: points a
         region joined to the ring must cover before the lattice is asked whether it is a hand
-        whose ring cells depart only faintly (a sleeve or skin the colour of the table)."""
+        whose ring cells depart only faintly (a sleeve or skin the colour of the table).
+        `bump_spacings`: a move of the board's lock between two frames larger than this (in
+        point spacings; a held lock does not move at all) is the camera knocked: the board's
+        sides just beyond its edge then look different from the new viewpoint, so the ring's
+        background is unverified again (an arm must not be found in it)."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -329,6 +333,7 @@ class HandDetector:
         self.piece_frac = piece_frac
         self.arm_cells = arm_cells
         self.hand_points = hand_points
+        self.bump_spacings = bump_spacings
         self.lattice = lattice or LatticeConfig()
         self.reset()
 
@@ -348,11 +353,19 @@ class HandDetector:
         self.unverified = np.zeros((GY, GX), bool)
         self.start_seen = np.full((GY, GX), np.inf)   # each point's lattice share at the start
         self.held = np.zeros((GY, GX), bool)  # a hand found by the lattice whose arm departs faintly
+        self._last_h: np.ndarray | None = None
         self._t: float | None = None
         self._n = 0
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
+        from .geometry import POINTS, apply_h, point_spacing_px
+        if self._last_h is not None and self.bg is not None:
+            moved = float(np.abs(apply_h(h, POINTS) - apply_h(self._last_h, POINTS)).max()) / point_spacing_px(h)
+            if moved > self.bump_spacings:
+                self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
+                self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
+        self._last_h = np.array(h, np.float64)
         return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
     def _left_behind(self, hid: np.ndarray, inner: np.ndarray, arm: np.ndarray, settled: np.ndarray,
