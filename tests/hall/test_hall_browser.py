@@ -28,7 +28,7 @@ def test_the_board_page_the_hall_and_the_console_follow_the_games_from_the_broke
     try:
         hall.start_broker()
         hall.start_hub()
-        j1 = write_game_journal(tmp_path / "src1", real_game(6, 24), dt=0.4, incidents_at=(2,))
+        j1 = write_game_journal(tmp_path / "src1", real_game(6, 24), dt=0.25, incidents_at=(2,))
         j2 = write_game_journal(tmp_path / "src2", real_game(7, 6), dt=0.2, incidents_at=())
         hall.station(j2, 2, tmp_path / "st2")
         hall.station(j1, 1, tmp_path / "st1")

@@ -51,7 +51,7 @@ def test_arbiters_results_and_rulings_reach_the_station_journal_once_and_come_ba
         hall.start_broker()
         (tmp_path / "round.toml").write_text(TOURNAMENT, encoding="utf-8")
         hall.start_hub("--tournament", str(tmp_path / "round.toml"))
-        src = write_game_journal(tmp_path / "src", real_game(3, 40), dt=0.25, incidents_at=(2,))
+        src = write_game_journal(tmp_path / "src", real_game(3, 24), dt=0.25, incidents_at=(2,))
         station = hall.station(src, 1, tmp_path / "st1")
         wait_for(lambda: hall.state(1)["incidents"], 20, "incident 1 at the hub")
         # no token, no change
@@ -80,7 +80,7 @@ def test_arbiters_results_and_rulings_reach_the_station_journal_once_and_come_ba
         time.sleep(1.0)
         assert hall.state(1)["result"] == "*"
         back = subprocess.run([sys.executable, "-m", "app.cli", "station", str(tmp_path / "st1"), "--board", "1",
-                               "--publish", hall.creds.url(station_user(1)), "--for", "3"],
+                               "--publish", hall.creds.url(station_user(1)), "--for", "2"],
                               capture_output=True, text=True, env=env(), timeout=60)
         assert back.returncode == 0, back.stderr
         wait_for(lambda: hall.state(1)["result"] == "0-1", 20, "the result to come back from the station")
