@@ -145,6 +145,7 @@ class StationPublisher:
         self._evidence_sent: set[str] = set()
         self._done_commands: set[str] = set()
         self._drain_s = self.config.drain_s
+        self._folded = FoldedLines()
 
     # ------------------------------------------------------------------ paho callbacks (network thread)
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:
@@ -285,7 +286,7 @@ class StationPublisher:
         seq = len(self.journal.lines)
         if not force and (seq == self._state_seq or now - self._state_at < self.config.state_every_s):
             return
-        body = station_state(self.board, self.journal.lines)
+        body = station_state(self.board, self.journal.lines, self._folded)
         info = self.client.publish(topics.state_topic(self.board),
                                    json.dumps(body, ensure_ascii=False).encode("utf-8"), qos=1, retain=True)
         if info.rc == 0:
@@ -382,11 +383,29 @@ def _rewrite_pgn(out_dir: Path) -> None:
         pass   # the journal holds the result; the PGN is derived and rebuilt at the end anyway
 
 
-def station_state(board: int, lines: list[JournalLine]) -> dict[str, Any]:
-    """The retained state message: the board's position, result and clocks, and its last seq."""
-    from live.state import fold
+class FoldedLines:
+    """The journal's game folded as lines arrive (once each), for the retained state message."""
 
-    game = fold([ln.event for ln in lines if ln.event is not None])
+    def __init__(self) -> None:
+        from live.state import LiveGame
+        self.game = LiveGame()
+        self.taken = 0
+
+    def update(self, lines: list[JournalLine]) -> Any:
+        from live.state import JournalFoldError
+        for ln in lines[self.taken:]:
+            if ln.event is not None:
+                try:
+                    self.game.apply(ln.event)
+                except JournalFoldError as exc:
+                    self.game.warnings.append(str(exc))
+        self.taken = len(lines)
+        return self.game
+
+
+def station_state(board: int, lines: list[JournalLine], folded: FoldedLines | None = None) -> dict[str, Any]:
+    """The retained state message: the board's position, result and clocks, and its last seq."""
+    game = (folded or FoldedLines()).update(lines)
     d = game.to_dict()
     return {"board": board, "seq": len(lines), "game": game_id(lines), "fen": d["fen"], "ply": d["ply"],
             "last_move": d["last_move"], "result": d["result"], "sync": d["sync"], "clocks": d["clocks"],

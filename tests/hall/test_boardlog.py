@@ -88,3 +88,19 @@ def test_a_new_game_on_the_board_starts_a_new_copy_and_keeps_the_old_one(tmp_pat
     assert taken.lines == [_line(1)] and log.next_seq == 2
     assert len(list(Path(tmp_path).glob("events-*.jsonl"))) == 1
     log.close()
+
+
+def test_the_retained_state_folded_line_by_line_equals_the_whole_journal_folded_at_once(tmp_path):
+    from hall.station import FoldedLines, JournalLines, station_state
+    from hall_helpers import real_game, write_game_journal
+
+    path = write_game_journal(tmp_path / "st", real_game(9, 20), dt=0.5, incidents_at=(4,))
+    whole = JournalLines(path)
+    whole.poll()
+    folded = FoldedLines()
+    part = JournalLines(path)
+    part.poll()
+    for n in range(1, len(part.lines) + 1):          # as a publisher sees the journal grow
+        step = station_state(5, part.lines[:n], folded)
+    assert step == station_state(5, whole.lines)
+    assert step["ply"] == 20 and step["seq"] == len(whole.lines) and step["incidents"] == 1
