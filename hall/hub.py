@@ -33,7 +33,7 @@ from rules import Move
 from . import topics
 from .boardlog import BoardLog, GapPolicy
 from .brokerurl import BrokerURL
-from .client import make_client
+from .client import ClientConfig, make_client
 from .station import RESULT_REASONS, RESULTS
 from .tournament import Tournament
 
@@ -489,7 +489,7 @@ class HallHub:
                 self._loop.add_signal_handler(sig, self._stop.set)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
-        self.client.connect_async(self.broker.host, self.broker.port, keepalive=10)
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=ClientConfig().keepalive_s)
         self.client.loop_start()
         ticker = self._loop.create_task(self._tick_forever())
         if ready is not None:

@@ -120,8 +120,9 @@ class StationPublisher:
         self.say = say or (lambda s: print(s, file=sys.stderr, flush=True))
         self.journal = JournalLines(self.dir / EVENTS_NAME)
         self.summary = PublishSummary()
+        self.client_config = client_config or ClientConfig()
         self.client = make_client(url, f"xqtrack-station-{self.board}", clean_session=False, ca_file=ca_file,
-                                  config=client_config)
+                                  config=self.client_config)
         self.client.will_set(topics.status_topic(self.board), b"offline", qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -172,7 +173,7 @@ class StationPublisher:
     # ------------------------------------------------------------------ life
     def start(self) -> "StationPublisher":
         """Connect in the background (a broker that is down is retried) and follow the journal."""
-        self.client.connect_async(self.url.host, self.url.port, keepalive=ClientConfig().keepalive_s)
+        self.client.connect_async(self.url.host, self.url.port, keepalive=self.client_config.keepalive_s)
         self.client.loop_start()
         self._thread = threading.Thread(target=self._run, name=f"xqtrack-station-{self.board}", daemon=True)
         self._thread.start()
