@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
-from hall.broker import HUB_USER, BrokerSetup, Credentials, free_port, init_broker, start_mosquitto, station_user
+from hall.broker import HUB_USER, Credentials, free_port, start_mosquitto, station_user
 from rules import Move, Position
 from rules.notation import format_move
 from runtime.journal import DiskBudget, Journal, read_events

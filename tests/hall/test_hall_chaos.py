@@ -18,7 +18,7 @@ from hall.broker import station_user
 from hall.client import make_client
 from rules.pgn import read_pgn
 
-from hall_helpers import (Hall, TcpProxy, get_json, journal_lines, moves_of, real_game, wait_for,
+from hall_helpers import (Hall, TcpProxy, journal_lines, moves_of, real_game, wait_for,
                           write_game_journal)
 
 pytestmark = pytest.mark.usefixtures("mosquitto_or_skip")
