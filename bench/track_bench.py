@@ -30,13 +30,15 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "support"))  # synth: reader output from sim truth
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "bench"))  # track_sets: the tuning and held-back clip sets  # synth: reader output from sim truth
 
 CACHE = Path(os.environ.get("XQTRACK_BENCH_CACHE", str(Path.home() / ".cache" / "xqtrack-bench")))
 
@@ -108,6 +110,23 @@ def render_clips(n: int, width: int, height: int) -> list[Path]:
     return dirs
 
 
+def render_set(name: str, width: int, height: int) -> list[Path]:
+    """Render (once; cached under the bench cache dir) every clip of a named set (bench/track_sets.py)."""
+    from sim import ClipSpec, write_clip
+    from track_sets import SETS
+
+    dirs = []
+    for c in SETS[name]:
+        d = CACHE / f"{name}_{c.seed}_{width}x{height}"
+        if not (d / "truth.json").exists() or not (d / "clip.mp4").exists():
+            t = time.time()
+            write_clip(ClipSpec(seed=c.seed, look=c.look, random_plies=c.plies, incidents=c.incident_dicts(),
+                                width=width, height=height, camera=dict(c.camera)), d)
+            print(f"rendered {d.name} in {time.time() - t:.0f} s", flush=True)
+        dirs.append(d)
+    return dirs
+
+
 def load_truth(path: Path):
     from sim import ClipTruth
     if path.suffix == ".gz":
@@ -141,16 +160,37 @@ def score(truth, events: list[dict]) -> dict:
     got = final_move_events(events)   # the record as it finally stands (corrections applied)
     correct = sum(1 for i, m in enumerate(truth_moves) if i < len(got) and got[i]["iccs"] == m)
     planted = [i for i in truth.incidents if i["kind"] != "arm_pass"]
-    found = [e for e in events if e["type"] == "incident" and e["kind"] != "repetition"]
+    retracted = {e.get("incident") for e in events if e["type"] == "incident_retracted"}
+    raised = [e for e in events if e["type"] == "incident" and e["kind"] != "repetition"]
+    # an incident a later correction retracted is not an accusation that stands
+    found = [e for e in raised if e.get("id") is None or e.get("id") not in retracted]
     hit, false = match(found, planted)
+    false_raised = match(raised, planted)[1]
     delays = []
     for ev, m in zip(got, truth.moves):
         if ev["iccs"] == m["iccs"]:
             delays.append(ev["t"] - m["frame_hand_leaves"] / truth.fps)
     return {"moves": correct, "truth_moves": len(truth_moves), "extra_moves": max(0, len(got) - len(truth_moves)),
-            "planted": len(planted), "hit": hit, "false": false, "delays": delays,
+            "planted": len(planted), "hit": hit, "false": false, "false_raised": false_raised,
+            "retracted": len(raised) - len(found), "delays": delays,
             "missed": [f"{i['kind']}@{i['ply']}" for i in planted if not match(found, [i])[0]],
             "false_list": [f"{e['kind']}@{e['ply']}" for e in found if not match([e], planted)[0]]}
+
+
+def journal_lines(typed_events) -> list[dict]:
+    """Tracker events as the recorder journals them: incidents numbered 1, 2, 3... (`id`), and a
+    retraction naming the id of the incident it withdraws (runtime/recorder.py does the same)."""
+    from board.events import IncidentEvent, IncidentRetracted
+
+    out, n = [], 0
+    for e in typed_events:
+        if isinstance(e, IncidentEvent):
+            n += 1
+            e.extra.setdefault("id", n)
+        elif isinstance(e, IncidentRetracted) and e.incident is None and e.target is not None:
+            e.incident = e.target.extra.get("id")
+        out.append(e.to_dict())
+    return out
 
 
 def run_synth(truth, noise_seed: int) -> tuple[list[dict], float]:
@@ -160,11 +200,11 @@ def run_synth(truth, noise_seed: int) -> tuple[list[dict], float]:
     tr = Tracker(start_fen=start_fen_of(truth))
     obs = list(observations(truth.frames, NoiseProfile(seed=noise_seed), bump_frames=bump_frames(truth)))
     t0 = time.process_time()
-    events = []
+    typed = []
     for o in obs:
-        events.extend(e.to_dict() for e in tr.feed(o))
-    events.extend(e.to_dict() for e in tr.finish())
-    return events, time.process_time() - t0
+        typed.extend(tr.feed(o))
+    typed.extend(tr.finish())
+    return journal_lines(typed), time.process_time() - t0
 
 
 def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, float]:
@@ -181,7 +221,7 @@ def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, 
     rec = Recorder(out_dir, start_fen=start_fen_of(truth), reader=BoardReader())
     summary = rec.run(src)
     src.close()
-    events = [e for e in summary.events if e["type"] in ("move", "incident", "tracking")]
+    events = [e for e in summary.events if e["type"] in ("move", "incident", "incident_retracted", "tracking")]
     return events, summary.video_s, summary.wall_s
 
 
@@ -241,9 +281,9 @@ def run_hybrid(clip_dir: Path, truth, noise_seed: int = 1) -> list[dict]:
                 o.occluded = o.occluded[::-1].copy()
                 h = h @ np.array([[-1.0, 0, 8], [0, -1.0, 9], [0, 0, 1]])
             o.pose.homography = h
-        events.extend(e.to_dict() for e in tr.feed(o))
-    events.extend(e.to_dict() for e in tr.finish())
-    return events
+        events.extend(tr.feed(o))
+    events.extend(tr.finish())
+    return journal_lines(events)
 
 
 def _turned(h, h_truth) -> bool:
@@ -258,11 +298,12 @@ def _turned(h, h_truth) -> bool:
 
 
 def report(rows: list[tuple[str, dict]], speed: list[tuple[float, float]] | None = None) -> None:
-    tot = {"moves": 0, "truth_moves": 0, "planted": 0, "hit": 0, "false": 0, "delays": []}
+    tot: dict[str, Any] = {"moves": 0, "truth_moves": 0, "planted": 0, "hit": 0, "false": 0, "false_raised": 0, "retracted": 0,
+           "delays": []}
     print(f"{'clip':28s} {'moves':>9s} {'recall':>8s} {'false':>5s} {'delay med/max s':>16s}  missed / false")
     for name, r in rows:
-        for k in ("moves", "truth_moves", "planted", "hit", "false"):
-            tot[k] += r[k]
+        for k in ("moves", "truth_moves", "planted", "hit", "false", "false_raised", "retracted"):
+            tot[k] += r.get(k, 0)
         tot["delays"] += r["delays"]
         d = r["delays"]
         dd = f"{statistics.median(d):.2f}/{max(d):.2f}" if d else "-"
@@ -274,6 +315,10 @@ def report(rows: list[tuple[str, dict]], speed: list[tuple[float, float]] | None
           f"false alarms {tot['false']} in {len(rows)} runs ({tot['false'] / max(1, len(rows)):.2f}/game); "
           + (f"delay median {statistics.median(d):.2f} s, p90 {sorted(d)[int(0.9 * (len(d) - 1))]:.2f} s, "
              f"max {max(d):.2f} s" if d else "no delays"))
+    n = max(1, len(rows))
+    print(f"FALSE INCIDENTS {10 * tot['false'] / n:.1f} per 10 games ({tot['false']} in {len(rows)}; "
+          f"{tot['false_raised']} raised, {tot['retracted']} retracted by a later correction); "
+          f"RECALL {tot['hit']}/{tot['planted']} = {tot['hit'] / max(1, tot['planted']):.1%}")
     if speed:
         v = sum(a for a, _ in speed)
         w = sum(b for _, b in speed)
@@ -290,20 +335,32 @@ def main(argv=None) -> int:
     ap.add_argument("--hybrid", action="store_true",
                     help="real vision hands/pose on rendered clips + readings from truth (incident rules vs a real hand detector)")
     ap.add_argument("--no-synth", action="store_true")
+    ap.add_argument("--set", action="append", choices=("tuning", "heldback"), default=[],
+                    help="render (cached) and use a clip set of bench/track_sets.py; repeatable")
+    ap.add_argument("--set-size", default="960x540", help="render size for --set (default 960x540)")
+    ap.add_argument("--live", action="store_true",
+                    help="live versus file: the first clip used served over MJPEG and recorded by `xqtrack record URL`")
     ap.add_argument("--make-truth", metavar="DIR", help="render the test truth files into DIR and exit")
     args = ap.parse_args(argv)
 
     if args.make_truth:
         make_truth(Path(args.make_truth))
         return 0
-    truths: list[tuple[str, object, Path | None]] = []
+    truths: list[tuple[str, Any, Path | None]] = []
     paths = [Path(p) for p in args.truth] if args.truth else sorted((ROOT / "tests" / "data" / "board").glob("truth_*.json.gz"))
     for p in paths:
         truths.append((p.name.split(".")[0], load_truth(p), None))
     if args.render:
         w, h = (int(x) for x in args.size.lower().split("x"))
-        for d in render_clips(args.render, w, h):
-            truths.append((d.name, load_truth(d / "truth.json"), d))
+        for clip in render_clips(args.render, w, h):
+            truths.append((clip.name, load_truth(clip / "truth.json"), clip))
+
+    sets: dict[str, list[str]] = {}
+    for name in args.set:
+        w, h = (int(x) for x in args.set_size.lower().split("x"))
+        for clip in render_set(name, w, h):
+            truths.append((clip.name, load_truth(clip / "truth.json"), clip))
+            sets.setdefault(name, []).append(clip.name)
 
     if not args.no_synth:
         rows = []
@@ -343,9 +400,62 @@ def main(argv=None) -> int:
         print("== video: decode + vision.BoardReader + tracker ==")
         if rows:
             report(rows, speed)
+            for name, names in sets.items():
+                print(f"-- video, {name} set ({'scored only, never tuned on' if name == 'heldback' else 'tuned on'}) --")
+                report([r for r in rows if r[0] in names])
         else:
-            print("no rendered clips (use --render N)")
+            print("no rendered clips (use --render N or --set NAME)")
+    if args.live:
+        clips = [(name, truth, d) for name, truth, d in truths if d is not None]
+        if not clips:
+            print("live: no rendered clip (use --render N or --set NAME)")
+        else:
+            name, truth, d = min(clips, key=lambda c: c[1].frame_count)
+            print("== live versus file: the clip served over MJPEG in real time, `xqtrack record URL` ==")
+            print(live_agreement(name, truth, d))
     return 0
+
+
+def _record(source: str, out: Path, fen: str) -> list[dict]:
+    """`xqtrack record SOURCE` as a person runs it (a subprocess); the journal's lines."""
+    import shutil
+    import subprocess
+
+    shutil.rmtree(out, ignore_errors=True)
+    r = subprocess.run([sys.executable, "-m", "app.cli", "record", source, "--out", str(out), "--quiet",
+                        "--start-fen", fen], capture_output=True, text=True, cwd=str(ROOT), timeout=900)
+    if not (out / "events.jsonl").exists():
+        raise RuntimeError(f"xqtrack record {source}: no journal (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+    return [json.loads(line) for line in (out / "events.jsonl").read_text(encoding="utf-8").splitlines() if line]
+
+
+def live_agreement(name: str, truth, clip_dir: Path) -> str:
+    """One clip recorded from the file and from an MJPEG stream of it: moves equal, incidents equal."""
+    sys.path.insert(0, str(ROOT / "tests" / "runtime"))   # stream_server: the test MJPEG camera
+    from runtime.journal import final_move_events
+    from stream_server import MjpegServer, clip_frames
+    from synth import start_fen_of
+
+    fen = start_fen_of(truth)
+    from_file = _record(str(clip_dir / "clip.mp4"), CACHE / "out" / f"live_file_{name}", fen)
+    with MjpegServer(clip_frames(clip_dir / "clip.mp4"), fps=truth.fps) as server:
+        live = _record(server.url, CACHE / "out" / f"live_stream_{name}", fen)
+
+    def moves(ev: list[dict]) -> list[str]:
+        return [e["iccs"] for e in final_move_events(ev)]
+
+    def incidents(ev: list[dict]) -> list[tuple]:
+        gone = {e.get("incident") for e in ev if e.get("type") == "incident_retracted"}
+        return [(e["kind"], e["ply"], tuple(e.get("points") or [])) for e in ev
+                if e.get("type") == "incident" and e.get("id") not in gone]
+
+    dropped = sum(int(e.get("dropped", 0) or 0) for e in live
+                  if e.get("type") == "tracking" and e.get("status") == "frames_dropped")
+    mf, ml, inf, inl = moves(from_file), moves(live), incidents(from_file), incidents(live)
+    return (f"LIVE {name}: moves {'equal' if mf == ml else 'DIFFER'} ({len(ml)} live, {len(mf)} file; "
+            f"{sum(a == b for a, b in zip(mf, ml))} agree), incidents {'equal' if inf == inl else 'DIFFER'} "
+            f"({len(inl)} live, {len(inf)} file), frames dropped live: {dropped}"
+            + ("" if inf == inl else f"; file {inf} / live {inl}"))
 
 
 if __name__ == "__main__":

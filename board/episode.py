@@ -33,6 +33,57 @@ class Settled:
 
 
 @dataclass
+class CameraConfig:
+    """When the camera counts as moving (a bump, a re-lock), so that hand flags are not trusted."""
+
+    moved: float = 0.015      # the lattice shifted this much between two frames (point spacings): the camera moved
+    settle_s: float = 0.4     # flags this long (video s) after the last shift are not taken as hands
+
+
+def lattice_shift(h0: np.ndarray, h1: np.ndarray) -> float:
+    """How far the board moved in the image between two poses, in point spacings: the largest
+    distance, read on the board plane of `h1`, between where `h0` and `h1` put the lattice's
+    corners and centre."""
+    pts = np.array([[0.0, 0.0, 1.0], [8.0, 0.0, 1.0], [8.0, 9.0, 1.0], [0.0, 9.0, 1.0], [4.0, 4.5, 1.0]])
+    img = pts @ np.asarray(h0, dtype=np.float64).T
+    try:
+        back = img @ np.linalg.inv(np.asarray(h1, dtype=np.float64)).T
+    except np.linalg.LinAlgError:
+        return float("inf")
+    if np.any(np.abs(back[:, 2]) < 1e-12):
+        return float("inf")
+    return float(np.max(np.linalg.norm(back[:, :2] / back[:, 2:3] - pts[:, :2], axis=1)))
+
+
+class CameraWatch:
+    """Notices the camera moving from the board pose of each frame.
+
+    Why: the hand detector compares each frame with what the board looked like; when the
+    camera is bumped the whole view shifts, and for a moment the detector flags points whose
+    look changed (a disc's edge, a printed line) although no hand is there. Such a flag can sit
+    on one point for longer than a fingertip rest, and an own piece there would then read as
+    touched. While the camera moves, and for `settle_s` after, the episode does not take the
+    flags as a hand (an arm that stays over the board is still seen once the view is steady).
+    The pose of a steady camera does not change at all from frame to frame (the lock refits it
+    only when the lines really drifted), so any shift beyond `moved` is the camera.
+    """
+
+    def __init__(self, config: CameraConfig | None = None) -> None:
+        self.cfg = config or CameraConfig()
+        self._h: np.ndarray | None = None
+        self._moved_t: float | None = None
+
+    def unsteady(self, t: float, homography: np.ndarray | None) -> bool:
+        """Feed one frame's pose (None: board not found); whether its hand flags are suspect."""
+        if homography is not None:
+            h = np.asarray(homography, dtype=np.float64)
+            if self._h is not None and lattice_shift(self._h, h) >= self.cfg.moved:
+                self._moved_t = t
+            self._h = h
+        return self._moved_t is not None and t - self._moved_t <= self.cfg.settle_s
+
+
+@dataclass
 class Episode:
     """Per-point record of one hands-over-board stretch."""
 
@@ -53,13 +104,18 @@ class Episode:
     # (frame index, t, occluded point indices) of every frame with something over the board
     covered: list = field(default_factory=list)
     homography: np.ndarray | None = None    # the board pose last seen (for parallax)
+    unsteady_frames: int = 0                # frames whose flags were not taken (the camera was moving)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
-               offsets: np.ndarray | None) -> None:
-        """Add one frame. `occluded` None means the board was not found in this frame."""
+               offsets: np.ndarray | None, unsteady: bool = False) -> None:
+        """Add one frame. `occluded` None means the board was not found in this frame; `unsteady`
+        that the camera was moving (CameraWatch): its hand flags and disc offsets say nothing."""
         self.frames += 1
         self.t_last = t
         self.frame_last = frame_index
+        if unsteady:
+            self.unsteady_frames += 1
+            return
         if occluded is None or probs is None or offsets is None:
             return
         occ = np.asarray(occluded, dtype=bool)

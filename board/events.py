@@ -430,15 +430,75 @@ class GameEndEvent:
                    extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
 
-Event = MoveEvent | IncidentEvent | TrackingEvent
+@dataclass
+class IncidentRetracted:
+    """An incident withdrawn: a later correction re-stated the plies it was judged on.
+
+    Why its own line rather than deleting the incident: the journal is append-only and the
+    arbiter may already have seen (or ruled on) the accusation; the record must say that it was
+    made and why it no longer stands. `incident` is the journalled id of the incident withdrawn
+    (the arbiter's handle, 1, 2, 3...); `kind`, `incident_ply` and `points` repeat what it said
+    so a reader without the incident line still knows what was withdrawn; `reason` says why
+    in words. The tracker does not know journal ids: it hands the incident it withdraws as
+    `target` (never written) and the recorder fills `incident` from the id it gave that
+    incident. `ply` and `t` are when the retraction was made.
+    """
+
+    t: float
+    ply: int
+    incident: int | None
+    kind: str
+    incident_ply: int
+    points: list[int]
+    reason: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    wall: str | None = field(default=None, kw_only=True)
+    target: IncidentEvent | None = field(default=None, kw_only=True, compare=False, repr=False)
+
+    type: ClassVar[str] = "incident_retracted"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "incident", "kind", "incident_ply", "points", "reason", "wall"})
+
+    @classmethod
+    def of(cls, inc: IncidentEvent, t: float, ply: int, reason: str) -> "IncidentRetracted":
+        """The retraction of `inc` (its id, once the recorder gave it one)."""
+        ident = inc.extra.get("id")
+        return cls(t, ply, int(ident) if isinstance(ident, int) else None, inc.kind, inc.ply, list(inc.points),
+                   reason, target=inc)
+
+    def to_dict(self) -> dict[str, Any]:
+        ident = self.incident
+        if ident is None and self.target is not None and isinstance(self.target.extra.get("id"), int):
+            ident = int(self.target.extra["id"])
+        d: dict[str, Any] = {"type": "incident_retracted", "t": round(self.t, 3), "ply": self.ply,
+                             "incident": ident, "kind": self.kind, "incident_ply": self.incident_ply,
+                             "points": [point_name(p) for p in self.points], "reason": self.reason}
+        d.update(self.extra)
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "IncidentRetracted":
+        k = "incident_retracted"
+        kind = _req(d, "kind", k, str)
+        if kind not in INCIDENT_KINDS:
+            raise EventFormatError(f"incident_retracted event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), incident=_as(d, "incident", k, int, None),
+            kind=kind, incident_ply=_req(d, "incident_ply", k, int), points=_as(d, "points", k, _points, []),
+            reason=_as(d, "reason", k, str, ""),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+
+
+Event = MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent
 """What the tracker and the clock referee report."""
 
-JournalEvent = MoveEvent | IncidentEvent | TrackingEvent | ClockEvent | GameEndEvent
+JournalEvent = MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent | ClockEvent | GameEndEvent
 """Any journal line."""
 
 _BY_TYPE: dict[str, Callable[[Mapping[str, Any]], JournalEvent]] = {
     "move": MoveEvent.from_dict,
     "incident": IncidentEvent.from_dict,
+    "incident_retracted": IncidentRetracted.from_dict,
     "tracking": TrackingEvent.from_dict,
     "clock": ClockEvent.from_dict,
     "game_end": GameEndEvent.from_dict,

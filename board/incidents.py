@@ -518,6 +518,20 @@ def remember_last_move(s: SettleFacts, mem: IncidentMemory) -> None:
     mem.last_move = LastMove(s.moves[-1].to_sq, side_last, s.ply, s.after.frame_index)
 
 
+def void_after_correction(raised: list[IncidentEvent], first_ply: int, was: list[Move],
+                          now: list[Move]) -> list[IncidentEvent]:
+    """The incidents a correction makes void: raised once ply `first_ply` had been recorded
+    (their `ply` is at least it) on a point the replaced or replacing moves use.
+
+    Why these: such an incident was judged against a position the correction now says was
+    wrong at exactly those points (a disc read as moved, a piece expected where none stood), so
+    its evidence no longer says what it said. An incident elsewhere on the board, or raised
+    before the re-stated plies, was judged on points the correction leaves as they were.
+    """
+    changed = {q for m in list(was) + list(now) for q in (m.from_sq, m.to_sq)}
+    return [e for e in raised if e.ply >= first_ply and changed & set(e.points)]
+
+
 class IncidentTracker:
     """Applies the incident rules at each settle and keeps their memory across settles; also builds
     the incidents the tracker itself finds (knocked off, put down between points, illegal move)."""

@@ -32,8 +32,8 @@ from rules import Move, Position, Side
 from rules.squares import placement_from_points
 
 from .corrector import Correction, CorrectorConfig
-from .episode import Episode, Settled
-from .events import Event, IncidentEvent, MoveEvent, TrackingEvent, TrackingStatus, point_name
+from .episode import CameraConfig, CameraWatch, Episode, Settled
+from .events import Event, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, ExplainConfig, Explanation, board_classes, explain, log_readings,
                       physical_move)
 from . import incidents as incident_rules
@@ -70,6 +70,7 @@ class TrackerConfig:
     long_rest_factor: float = 3.0    # an arm at rest this many rest_settle_s: an unexplained change in view counts
     explain: ExplainConfig = field(default_factory=ExplainConfig)
     incidents: incident_rules.IncidentConfig = field(default_factory=incident_rules.IncidentConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)   # when the camera counts as moving (a bump)
 
     def window(self) -> WindowConfig:
         return WindowConfig(settle_s=self.settle_s, min_settle_frames=self.min_settle_frames,
@@ -111,6 +112,8 @@ class Tracker:
         self._settle_cfg = self.cfg.settle()
         self._start_error_said = False
         self.locked_plies = 0
+        self.camera = CameraWatch(self.cfg.camera)
+        self.raised: list[IncidentEvent] = []   # incidents reported and not retracted (a correction may void them)
         if start is not None:
             self.record = GameRecord.starting(start, moves or [], self.cfg.notation)
 
@@ -153,6 +156,7 @@ class Tracker:
                                             f"board found again after {obs.t - self.lost_since:.1f} s"))
             self.lost_since = None
             self.lost_reported = False
+        unsteady = self.camera.unsteady(float(obs.t), obs.pose.homography)
         probs = np.asarray(obs.probs, dtype=np.float32)
         occ = np.asarray(obs.occluded, dtype=bool)
         fr = Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), occ, probs,
@@ -167,13 +171,17 @@ class Tracker:
             else:
                 return events
         assert self.episode is not None
-        self.episode.update(fr.t, fr.frame_index, fr.occluded, fr.probs, fr.offsets)
+        self.episode.update(fr.t, fr.frame_index, fr.occluded, fr.probs, fr.offsets, unsteady)
         self.episode.homography = obs.pose.homography
         self.window.extend(fr)
         settle = self.window.settle_kind()
         if settle is not None:
             events.extend(self._settle(settle))
+        self._remember_raised(events)
         return events
+
+    def _remember_raised(self, events: list[Event]) -> None:
+        self.raised.extend(e for e in events if isinstance(e, IncidentEvent))
 
     def finish(self, t: float | None = None) -> list[Event]:
         """The source ended: settle what the last frames show, if they are clean."""
@@ -183,6 +191,7 @@ class Tracker:
             if all(f.clean for f in w) and len(w) >= 2:
                 events.extend(self._settle(SettleKind.QUIET))
         events.extend(self.incidents.flush())
+        self._remember_raised(events)
         return events
 
     # ------------------------------------------------------------------ pieces of feed
@@ -431,6 +440,14 @@ class Tracker:
             points=sorted({q for m in was + now for q in (m.from_sq, m.to_sq)}),
             extra={"ply": ply, "was": " ".join(m.iccs() for m in was), "now": " ".join(m.iccs() for m in now),
                    "frame": last.frame_index})]
+        void = incident_rules.void_after_correction(self.raised, ply + first, was, now)
+        for inc in void:
+            self.raised.remove(inc)
+            events.append(IncidentRetracted.of(
+                inc, last.t, ply,
+                f"ply {ply + first} was re-stated ({' '.join(m.iccs() for m in was)} -> "
+                f"{' '.join(m.iccs() for m in now)}); the {inc.kind.replace('_', ' ')} on "
+                f"{', '.join(point_name(p) for p in inc.points)} was judged on the record it replaced"))
         for m, t in zip(replacement, times):
             played = rec.play(m, t)
             events.append(MoveEvent(t, self.ply, m.iccs(), played.side, played.notation, rec.position.fen(),

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent, MoveEvent,
-                          TrackingEvent, event_from_dict, point_name)
+from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent, IncidentRetracted,
+                          MoveEvent, TrackingEvent, event_from_dict, point_name)
 from rules import START_FEN, Move, Position, RulesError
 from rules.notation import format_move
 
@@ -79,11 +79,13 @@ class IncidentView:
     frames: dict[str, int] = field(default_factory=dict)
     evidence: dict[str, str] = field(default_factory=dict)
     ruling: dict[str, Any] | None = None
+    retracted: dict[str, Any] | None = None   # {"reason", "t", "wall", "ply"} once a correction withdrew it
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "side": self.side, "ply": self.ply, "t": self.t,
                 "wall": self.wall, "points": list(self.points), "detail": self.detail,
-                "frames": dict(self.frames), "evidence": dict(self.evidence), "ruling": self.ruling}
+                "frames": dict(self.frames), "evidence": dict(self.evidence), "ruling": self.ruling,
+                "retracted": dict(self.retracted) if self.retracted is not None else None}
 
 
 @dataclass
@@ -161,6 +163,8 @@ class LiveGame:
             self._move(ev)
         elif isinstance(ev, IncidentEvent):
             self._incident(ev)
+        elif isinstance(ev, IncidentRetracted):
+            self._retracted(ev)
         elif isinstance(ev, ClockEvent):
             self._clock(ev)
         elif isinstance(ev, GameEndEvent):
@@ -227,6 +231,13 @@ class LiveGame:
         self.incidents.append(IncidentView(
             ident, e.kind, str(e.side) if e.side is not None else None, e.ply, float(e.t), e.wall or "",
             [point_name(p) for p in e.points], e.detail, dict(e.frames), dict(e.evidence)))
+
+    def _retracted(self, e: IncidentRetracted) -> None:
+        for inc in self.incidents:
+            if inc.id == e.incident:
+                inc.retracted = {"reason": e.reason, "t": float(e.t), "wall": e.wall or "", "ply": e.ply}
+                return
+        self.warnings.append(f"event {self.seq}: retraction of incident {e.incident}, which the journal does not hold")
 
     def _clock(self, e: ClockEvent) -> None:
         rem = e.remaining_ms

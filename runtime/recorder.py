@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rules import Move, Position, Side
 
-from board.events import Event, GameEndEvent, IncidentEvent, MoveEvent, TrackingEvent
+from board.events import Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent
 from board.sync import SyncState
 from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
@@ -257,6 +257,13 @@ class Recorder:
             line = self._write(ev)
             self.incidents.append(line)
             self.on_line(f"  ! {ev.kind} ({ev.side or '-'}) at ply {ev.ply}, t={line['t']:.1f} s: {ev.detail}")
+        elif isinstance(ev, IncidentRetracted):
+            # the incident's id was given above when it was written; the line names it
+            line = self._write(ev)
+            for inc in self.incidents:
+                if inc.get("id") == line.get("incident"):
+                    inc["retracted"] = line.get("reason", "")
+            self.on_line(f"  ! incident {line.get('incident')} ({ev.kind}) retracted: {ev.reason}")
         elif isinstance(ev, MoveEvent) and ev.corrected and 0 < ev.ply <= len(self.moves_found):
             # a ply re-stated after a correction: it replaces the one recorded, keeps its clock
             line = self._write(ev)

@@ -41,6 +41,8 @@ table.plies-t td.fen{font-family:monospace;font-size:.78em;color:#555;word-break
 .inc{border-left:5px solid #c33;background:#fff5f5;margin:1em 0;padding:.6em .9em}
 .inc.upheld{border-color:#900}.inc.dismissed{border-color:#999;background:#f4f4f4}
 .inc h3{margin:.1em 0 .3em;font-size:1.08em;color:#a00}
+.inc.retracted{border-color:#999;background:#f4f4f4;color:#666}.inc.retracted h3{color:#666;text-decoration:line-through}
+.retraction{font-weight:bold;color:#555}.tl li.retracted{border-color:#999;color:#666}
 .ev{display:flex;gap:10px;flex-wrap:wrap;margin:.5em 0;align-items:flex-start}
 .ev figure{margin:0} .ev img{max-width:300px;border:1px solid #999;display:block}
 .ev img.crop{max-width:none;height:260px;image-rendering:pixelated}
@@ -118,7 +120,10 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     out.append(f"<p class='meta'>{_e(' · '.join(meta))}</p>")
     out.append("<table class='summary'>")
     out.append(f"<tr><td>{_e(label('moves'))}</td><td>{len(game.plies)}</td></tr>")
-    out.append(f"<tr><td>{_e(label('incidents'))}</td><td>{len(game.incidents)}</td></tr>")
+    withdrawn = sum(1 for inc in game.incidents if inc.retracted is not None)
+    out.append(f"<tr><td>{_e(label('incidents'))}</td><td>{len(game.incidents) - withdrawn}"
+               + (f" <span class='meta'>(+{withdrawn} retracted after a correction)</span>" if withdrawn else "")
+               + "</td></tr>")
     if game.result != "*" or game.end_reason:
         out.append(f"<tr><td>{_e(label('result'))}</td><td>{_e(game.result)} ({_e(game.end_reason)})</td></tr>")
     oos = [e for e in events if e.get("type") == "tracking" and e.get("status") == "out_of_sync"]
@@ -132,7 +137,8 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     last = len(game.plies)
     inc_plies: dict[int, list[int]] = {}
     for inc in game.incidents:
-        inc_plies.setdefault(inc.ply, []).append(inc.id)
+        if inc.retracted is None:
+            inc_plies.setdefault(inc.ply, []).append(inc.id)
     out.append(f"<h2>{_e(label('moves'))} · {_e(label('position'))}</h2>")
     out.append(grid_symbol("xq-grid"))
     out.append("<div class='game'><div class='diagrams'>")
@@ -140,7 +146,7 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         p = game.plies[n - 1] if n else None
         fen = game.fen_at(n)
         cap = (f"{label('ply')} {n}: {p.chinese} ({p.wxf}, {p.iccs})" if p else f"{label('start')} · {label('ply')} 0")
-        marks = tuple(pt for inc in game.incidents if inc.ply == n for pt in inc.points)
+        marks = tuple(pt for inc in game.incidents if inc.ply == n and inc.retracted is None for pt in inc.points)
         try:
             diagram = board_svg(fen, p.iccs if p else None, grid_ref="xq-grid", marks=marks, title=cap,
                                 standalone=False)
@@ -170,12 +176,16 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         out.append(f"<p class='meta'>{_e(label('none'))}</p>")
     for inc in game.incidents:
         decision = (inc.ruling or {}).get("decision") or "pending"
-        out.append(f"<div class='inc {_e(decision)}' id='inc{inc.id}' data-id='{inc.id}'>"
+        state = "retracted" if inc.retracted is not None else decision
+        out.append(f"<div class='inc {_e(state)}' id='inc{inc.id}' data-id='{inc.id}'>"
                    f"<h3>#{inc.id} {_e(label(inc.kind) if inc.kind in _KNOWN else inc.kind)}</h3>"
                    f"<div>{_e(inc.side or '')} · <a href='#d{inc.ply}'>"
                    f"{_e(label('ply'))} {inc.ply}</a> · t={inc.t:.1f} s · {_e(inc.wall)}"
                    f" · {_e(label('points'))} {_e(', '.join(inc.points) or '-')}</div>"
                    f"<div>{_e(inc.detail)}</div>")
+        if inc.retracted is not None:
+            out.append(f"<div class='retraction'>retracted at t={float(inc.retracted.get('t', 0.0)):.1f} s: "
+                       f"{_e(inc.retracted.get('reason', ''))}</div>")
         shown = _evidence_frames(folder, inc.evidence)
         ev = inc.evidence
         if ev:
@@ -198,7 +208,9 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
                                f"<figcaption>{_e(label(role))} · {_e(label('frame'))} {_e(frame)}"
                                f"</figcaption></figure>")
             out.append("</div>")
-        if inc.ruling:
+        if inc.retracted is not None and not inc.ruling:
+            pass   # withdrawn by the tracker: nothing left to rule on
+        elif inc.ruling:
             note = f" — {inc.ruling.get('note')}" if inc.ruling.get("note") else ""
             out.append(f"<div class='ruling {_e(decision)}'>{_e(label('ruling'))}: {_e(label(decision))}"
                        f"{_e(note)} <span class='meta'>{_e(inc.ruling.get('wall', ''))}</span></div>")
@@ -221,6 +233,10 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
             ident = e.get("id", "")
             out.append(f"<li class='incident'>{t} <a href='#inc{_e(ident)}'>#{_e(ident)}</a> {_e(e.get('kind'))}"
                        f" · ply {_e(e.get('ply'))} · {_e(e.get('side') or '')}: {_e(e.get('detail', ''))}</li>")
+        elif typ == "incident_retracted":
+            ident = e.get("incident", "")
+            out.append(f"<li class='retracted'>{t} <a href='#inc{_e(ident)}'>#{_e(ident)}</a> {_e(e.get('kind'))}"
+                       f" retracted: {_e(e.get('reason', ''))}</li>")
         elif typ == "tracking":
             status = e.get("status")
             if status in ("frame_error", "frames_dropped"):

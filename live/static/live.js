@@ -91,6 +91,11 @@
     if (!list) return;
     var items = st.incidents.map(function (inc) {
       var ruling = inc.ruling ? inc.ruling.decision : "pending";
+      if (inc.retracted) {   // withdrawn after a correction: shown struck through, nothing to rule on
+        return "<li class='retracted' data-id='" + inc.id + "'><span class='kind'><s>#" + inc.id + " " +
+          text(label(inc.kind)) + "</s></span> · " + label("ply") + " " + inc.ply + "<br>retracted: " +
+          text(inc.retracted.reason || "") + "</li>";
+      }
       var buttons = token && !inc.ruling ?
         "<br><button data-id='" + inc.id + "' data-decision='uphold'>" + label("uphold") + "</button>" +
         "<button data-id='" + inc.id + "' data-decision='dismiss'>" + label("dismiss") + "</button>" : "";

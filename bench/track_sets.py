@@ -1,0 +1,100 @@
+"""The clip sets the tracking bench measures false accusations and recall on (issue 10, item 6).
+
+Why two sets, defined here once: a figure measured on clips that were looked at while the
+incident rules were tuned says little about the next renderer or camera. The TUNING set is the
+one a developer may run, inspect and tune against; the HELD_BACK set is only ever scored, so its
+false-incident and recall figures stand for clips nobody fitted the rules to. Seeds of both lie
+outside every range used before (7101-7110 bench clips, 9101-9104 test truths, demo, tests), and
+each clip fixes its own camera (tilt, azimuth, field of view, lens distortion, blur, noise,
+glare, moving shadows, bump) rather than leaving them to the seed, so the set covers the camera
+space broadly on purpose. Hands (their look, tempo, sloppiness) come from the seed, so new seeds
+are new hands.
+
+Both named causes of the false `touch_move_other` reports of issue 10 are in every set: arm
+passes (a sleeve sweeping over the board with no touch) and camera bumps (the whole view
+shifting mid-game), next to the planted incidents whose recall must stay >= 95 %.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BenchClip:
+    """One rendered game of a bench set.
+
+    seed: the renderer's seed (board art, pieces, hands, game); look: the table look;
+    plies: random legal plies played; incidents: planted incidents and arm passes
+    ({"kind", "ply"}, ply 1-based); camera: sim ClipSpec camera overrides (degrees, pixels,
+    OpenCV k1) -- see sim/truth.py ClipSpec.
+    """
+
+    seed: int
+    look: str
+    plies: int
+    incidents: tuple[tuple[str, int], ...]
+    camera: dict[str, Any] = field(default_factory=dict)
+
+    def incident_dicts(self) -> list[dict]:
+        """The incidents as the renderer's ClipSpec wants them."""
+        return [{"kind": k, "ply": p} for k, p in self.incidents]
+
+    @property
+    def planted(self) -> int:
+        """Incidents that should be reported (an arm pass is not one)."""
+        return sum(1 for k, _ in self.incidents if k != "arm_pass")
+
+
+# Used while fixing the false accusations: may be looked at and tuned against.
+TUNING: tuple[BenchClip, ...] = (
+    BenchClip(8301, "wood", 8, (("touch_move_other", 2), ("arm_pass", 3), ("knocked", 5), ("retouch", 7)),
+              {"tilt_deg": 30.0, "azimuth_deg": 200.0, "fov_deg": 60.0, "bump": True, "shadows": True}),
+    BenchClip(8302, "mat", 8, (("arm_pass", 2), ("between_points", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 12.0, "azimuth_deg": 95.0, "fov_deg": 50.0, "distortion": -0.08, "bump": True}),
+    BenchClip(8303, "paper", 8, (("retouch", 2), ("arm_pass", 4), ("arm_pass", 7), ("knocked", 6)),
+              {"tilt_deg": 38.0, "azimuth_deg": 10.0, "fov_deg": 70.0, "glare": True, "bump": False}),
+    BenchClip(8304, "cloth", 8, (("touch_move_other", 3), ("arm_pass", 5), ("between_points", 7)),
+              {"tilt_deg": 5.0, "azimuth_deg": 300.0, "fov_deg": 55.0, "noise": 6.0, "blur": 1.5, "bump": True}),
+    BenchClip(8305, "plastic", 8, (("arm_pass", 1), ("retouch", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 25.0, "azimuth_deg": 150.0, "fov_deg": 65.0, "shadows": True, "bump": True}),
+    BenchClip(8306, "wood", 8, (("arm_pass", 2), ("arm_pass", 5), ("arm_pass", 8)),
+              {"tilt_deg": 20.0, "azimuth_deg": 250.0, "fov_deg": 48.0, "bump": True}),
+    # added after the first measurement (one false touch, from a bump): more of both causes
+    BenchClip(8307, "paper", 8, (("arm_pass", 3), ("touch_move_other", 4), ("arm_pass", 6), ("retouch", 8)),
+              {"tilt_deg": 40.0, "azimuth_deg": 60.0, "fov_deg": 68.0, "bump": True, "noise": 4.0}),
+    BenchClip(8308, "cloth", 8, (("knocked", 2), ("arm_pass", 4), ("arm_pass", 5), ("between_points", 7)),
+              {"tilt_deg": 10.0, "azimuth_deg": 180.0, "fov_deg": 58.0, "bump": True, "glare": True}),
+    BenchClip(8309, "plastic", 8, (("arm_pass", 1), ("retouch", 3), ("arm_pass", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 32.0, "azimuth_deg": 290.0, "fov_deg": 50.0, "distortion": -0.06, "bump": True}),
+    BenchClip(8310, "mat", 8, (("arm_pass", 2), ("arm_pass", 3), ("knocked", 5), ("arm_pass", 7)),
+              {"tilt_deg": 0.0, "azimuth_deg": 0.0, "fov_deg": 62.0, "bump": True, "shadows": True}),
+)
+
+# Scored only: never run while tuning. Ten games (the issue's unit: false incidents per 10 games).
+HELD_BACK: tuple[BenchClip, ...] = (
+    BenchClip(8801, "plastic", 8, (("arm_pass", 2), ("touch_move_other", 4), ("knocked", 6)),
+              {"tilt_deg": 42.0, "azimuth_deg": 130.0, "fov_deg": 72.0, "distortion": 0.04, "bump": True}),
+    BenchClip(8802, "wood", 8, (("retouch", 2), ("arm_pass", 3), ("between_points", 6)),
+              {"tilt_deg": 3.0, "azimuth_deg": 75.0, "fov_deg": 46.0, "blur": 2.0, "noise": 5.0, "bump": True}),
+    BenchClip(8803, "cloth", 8, (("touch_move_other", 2), ("arm_pass", 5), ("retouch", 7)),
+              {"tilt_deg": 33.0, "azimuth_deg": 340.0, "fov_deg": 58.0, "glare": True, "shadows": True,
+               "bump": False}),
+    BenchClip(8804, "paper", 8, (("knocked", 3), ("arm_pass", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 18.0, "azimuth_deg": 225.0, "fov_deg": 66.0, "distortion": -0.11, "bump": True}),
+    BenchClip(8805, "mat", 8, (("arm_pass", 1), ("between_points", 3), ("retouch", 5), ("arm_pass", 8)),
+              {"tilt_deg": 27.0, "azimuth_deg": 170.0, "fov_deg": 52.0, "noise": 3.0, "bump": True}),
+    BenchClip(8806, "plastic", 8, (("touch_move_other", 2), ("arm_pass", 6), ("knocked", 8)),
+              {"tilt_deg": 8.0, "azimuth_deg": 280.0, "fov_deg": 78.0, "blur": 1.2, "glare": True, "bump": True}),
+    BenchClip(8807, "wood", 8, (("between_points", 2), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 44.0, "azimuth_deg": 20.0, "fov_deg": 62.0, "shadows": True, "bump": True}),
+    BenchClip(8808, "cloth", 8, (("arm_pass", 2), ("retouch", 4), ("knocked", 6)),
+              {"tilt_deg": 15.0, "azimuth_deg": 110.0, "fov_deg": 49.0, "distortion": -0.05, "noise": 6.5,
+               "bump": False}),
+    BenchClip(8809, "paper", 8, (("touch_move_other", 3), ("arm_pass", 4), ("between_points", 7)),
+              {"tilt_deg": 36.0, "azimuth_deg": 265.0, "fov_deg": 56.0, "glare": True, "bump": True}),
+    BenchClip(8810, "mat", 8, (("retouch", 3), ("arm_pass", 5), ("touch_move_other", 8)),
+              {"tilt_deg": 22.0, "azimuth_deg": 315.0, "fov_deg": 70.0, "blur": 0.6, "shadows": True, "bump": True}),
+)
+
+SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
