@@ -554,7 +554,7 @@ class HandDetector:
                 start = forced | (_odd_ring(feat) & ring)
                 self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
                 self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
-        elif self.unverified.any():
+        elif (self.unverified & inner).any():     # the lattice has nothing to say about the ring
             got = self._covered(seen_now)
             if got is not None:
                 forced, seen_cells = got
