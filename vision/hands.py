@@ -35,6 +35,8 @@ and their neighbours (fingertips on a disc), stay hidden while that region lasts
 under such a hand, or under something lying across the ring (`_odd_ring`), are `unverified` and
 are released as soon as they show the board again (`_reveal`), so an arm that leaves gives the
 board back promptly. Once the board has been quiet for `settle_s` everything counts as verified.
+When the lock follows a knocked camera, the ring is unverified again: the board's sides just
+beyond its edge look different from the new viewpoint, and that strip is no arm.
 """
 from __future__ import annotations
 
