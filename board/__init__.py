@@ -13,17 +13,20 @@ Modules (each one job):
   corrector  find_correction / find_rewind: recorded plies the board shows were wrong (Correction)
   sync       SyncState (in_sync | out_of_sync | illegal), Phase, SettleKind
   explain    likelihood of candidate boards from reader probabilities; 1..3-ply search
-  episode    per-point record of one hands-over-board stretch; fingertip dwells
+  episode    per-point record of one hands-over-board stretch; fingertip dwells; CameraWatch (a bump's
+             hand flags are no hand)
   incidents  RULES in order: retouch, confirm_faded_knocks, knocked, touch_move, between_points;
-             IncidentTracker applies them and builds knocked / between_points / illegal_move for the tracker
+             IncidentTracker applies them and builds knocked / between_points / illegal_move for the tracker;
+             void_after_correction: the incidents a correction retracts
   clockref   clock presses vs moves: clock_no_press, clock_two_moves, clock_press_no_move
-  events     MoveEvent, IncidentEvent, TrackingEvent, ClockEvent, GameEndEvent: .to_dict() = one journal
+  events     MoveEvent, IncidentEvent, IncidentRetracted, TrackingEvent, ClockEvent, GameEndEvent: .to_dict() = one journal
              line, .from_dict(d) / event_from_dict(d) reads one back (typed both ways)
 
 Journal lines (written by runtime/journal.py to DIR/events.jsonl) all carry t (source seconds),
 wall (UTC ISO-8601), type, ply:
   move      iccs, side (red|black), notation, fen, frame, score, [inferred], [capture], [clock_ms]
   incident  kind, side, points (ICCS), detail, frames {before, during, after}, evidence {role: path}
+  incident_retracted  incident (its id), kind, incident_ply, points, reason: a correction voided it
   tracking  status: started (fen, headers, notation) | resumed | board_lost | board_found |
             out_of_sync (points, board_shows, expected) | resynced | source_ended | source_error | ...
   clock     kind, side, seq, boot_id, clock_ms, remaining_ms {red, black}

@@ -258,6 +258,26 @@ def faded(s: SettleFacts, p: int) -> bool:
     return bool(was_clear and now_empty and hand_near)
 
 
+def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[int]:
+    """The neighbours of point p that a hand over p's disc may be read on, when the disc sits
+    off its point (knocked, or put down off it): the points on the disc's side of p less than
+    one spacing from where the disc really is. A hand picking that disc up rests there, not on p."""
+    if not before.visible[p]:
+        return set()
+    off = np.asarray(before.offsets[p], dtype=np.float64)
+    if float(np.linalg.norm(off)) < cfg.knock:
+        return set()
+    x, y = p % 9 + off[0], p // 9 + off[1]
+    out = set()
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            qx, qy = p % 9 + dx, p // 9 + dy
+            if (dx or dy) and 0 <= qx <= 8 and 0 <= qy <= 9 and dx * off[0] + dy * off[1] > 0 \
+                    and (qx - x) ** 2 + (qy - y) ** 2 < 1.0:
+                out.add(qy * 9 + qx)
+    return out
+
+
 @dataclass
 class Touch:
     """Own pieces the mover's fingertips may have rested on before the pick-up, and the rest."""
@@ -273,7 +293,10 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
     assert mover is not None
     cfg = s.cfg
     m = moves[0]
-    involved = s.moved_points
+    # a moved disc that sat off its point is picked up where it sat: a rest read on the point
+    # beside it is that pick-up (and the piece there is no more touched than the moved one)
+    beside = beside_displaced_disc(cfg, before, m.from_sq)
+    involved = s.moved_points | beside
 
     def own_unmoved(p: int) -> bool:
         c = int(before.classes[p])
@@ -285,6 +308,8 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
         # them, the rest was on it (never accuse a touch the pick-up explains)
         cands = contacts(ep, d, mover)
         for p in cands:
+            if p in beside:
+                return m.from_sq
             if p in involved:
                 return p
         for p in cands:
@@ -427,9 +452,10 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         if touch is None:
             # the touch may have been its own hands-over-board stretch, the hand
             # lifted clear of the board before reaching for the piece it moved
+            beside = beside_displaced_disc(cfg, before, m.from_sq)
             for pt in mem.pending_touches:
                 c = int(before.classes[pt.point])
-                if pt.side == mover and pt.point != m.from_sq and pt.point not in moved and c != EMPTY \
+                if pt.side == mover and pt.point != m.from_sq and pt.point not in moved | beside and c != EMPTY \
                         and mover.owns(CLASS_LETTERS[c]):
                     touch = Touch([pt.point], None)
                     from_pending = pt.frames

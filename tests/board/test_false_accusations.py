@@ -94,3 +94,72 @@ def test_a_steady_camera_is_never_unsteady_and_a_slide_is_for_settle_s():
     flags = [watch.unsteady(2.0 + i / 25, h2) for i in range(20)]
     assert flags[0] and all(flags[:11]) and not any(flags[11:])
     assert watch.unsteady(3.0, None) is False     # a frame without a board says nothing new
+
+
+def pick_up_displaced(s: Script, frm: str, to: str, hand_at: tuple[float, float], side: str = "w") -> None:
+    """`side` moves the disc on `frm`, which sits off its point: the hand rests at `hand_at` (over
+    the disc where it really is), lifts it and puts it down on `to`."""
+    a, b = idx(frm), idx(to)
+    edge = s._edge(a, side)
+    s._travel(edge, hand_at, 0.3, side)
+    piece = s.board[a]
+    s.board[a] = "."
+    s.offsets[a] = 0
+    s._stay(hand_at, 0.35, side)
+    s._travel(hand_at, s._xy(b), 0.3, side)
+    s.board[b] = piece
+    s.offsets[b] = s.rng.normal(0, 0.02, 2)
+    s._stay(s._xy(b), 0.15, side)
+    s._travel(s._xy(b), s._edge(b, side), 0.3, side)
+    s.moves.append({"ply": len(s.moves) + 1, "iccs": frm + to})
+    s.turn = "b" if side == "w" else "w"
+
+
+def knocked_cannon_game(hand_at: tuple[float, float]) -> Script:
+    """Black's hand knocks red's cannon on b2 toward c3 (0.44, 0.21 spacings: it sits beside red's
+    own soldier on c3); red then moves that cannon, the hand resting over the disc at `hand_at`."""
+    s = Script(seed=23).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7", knock=("b2", (0.44, 0.21))).quiet(0.8)
+    pick_up_displaced(s, "b2", "b6", hand_at)
+    s.quiet(0.8)
+    return s
+
+
+def test_picking_up_a_knocked_disc_beside_an_own_piece_is_no_touch_of_that_piece():
+    # seen on tuning clip 8308: the rest over the knocked cannon was read on the soldier beside it
+    s = knocked_cannon_game(hand_at=(1.7, 2.7))
+    moves, incidents = run(list(observations(s.frames, NoiseProfile(seed=23))))
+    assert [m.iccs for m in moves] == ["h2e2", "h9g7", "b2b6"]
+    assert [(e.kind, e.ply, e.points) for e in incidents] == [("knocked", 2, [idx("b2")])]
+
+
+def test_a_rest_on_the_own_piece_beyond_the_knocked_disc_is_still_a_touch():
+    # the same game, but red first rests a hand on its soldier on e3, away from the knocked cannon
+    s = Script(seed=23).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7", knock=("b2", (0.44, 0.21))).quiet(0.8)
+    s._travel(s._edge(idx("e3"), "w"), s._xy(idx("e3")), 0.3, "w")
+    s._stay(s._xy(idx("e3")), 0.4, "w")
+    s.offsets[idx("e3")] += (0.11, 0.06)
+    s._travel(s._xy(idx("e3")), (1.7, 2.7), 0.3, "w")
+    s.board[idx("b2")] = "."
+    s._stay((1.7, 2.7), 0.35, "w")
+    s._travel((1.7, 2.7), s._xy(idx("b6")), 0.3, "w")
+    s.board[idx("b6")] = "C"
+    s._travel(s._xy(idx("b6")), s._edge(idx("b6"), "w"), 0.3, "w")
+    s.quiet(0.8)
+    moves, incidents = run(list(observations(s.frames, NoiseProfile(seed=23))))
+    assert [m.iccs for m in moves] == ["h2e2", "h9g7", "b2b6"]
+    touches = [e for e in incidents if e.kind == "touch_move_other"]
+    assert len(touches) == 1 and idx("e3") in touches[0].points
+
+
+def test_without_looking_where_the_knocked_disc_sits_its_pick_up_reads_as_a_touch(monkeypatch):
+    # the scenario is the cause: judged from the cannon's point alone, the rest is on c3
+    import board.incidents
+    monkeypatch.setattr(board.incidents, "beside_displaced_disc", lambda cfg, before, p: set())
+    s = knocked_cannon_game(hand_at=(1.7, 2.7))
+    _, incidents = run(list(observations(s.frames, NoiseProfile(seed=23))))
+    assert [(e.kind, e.ply) for e in incidents] == [("knocked", 2), ("touch_move_other", 3)]
+    assert idx("c3") in incidents[1].points
