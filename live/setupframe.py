@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from runtime.journal import atomic_write_bytes
+from vision.observation import board_fen, board_from_fen
 
 CLASSES = (".", "K", "A", "B", "N", "R", "C", "P", "k", "a", "b", "n", "r", "c", "p")
 SETUP_JPG = "setup.jpg"
@@ -87,33 +89,7 @@ def setup_hints(stats: FrameStats, board_found: bool, cut: bool, config: SetupCo
 
 def expected_board(fen: str | None) -> str:
     """90 characters in index order ('.' empty) for a FEN's board part; all '.' without one."""
-    if not fen:
-        return "." * 90
-    out = ["."] * 90
-    for i, row in enumerate(fen.split()[0].split("/")):
-        rank, f = 9 - i, 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                if 0 <= f < 9 and 0 <= rank < 10:
-                    out[rank * 9 + f] = ch
-                f += 1
-    return "".join(out)
-
-
-def _board_fen(board: str) -> str:
-    rows = []
-    for r in range(9, -1, -1):
-        row, empty = "", 0
-        for ch in board[r * 9:(r + 1) * 9]:
-            if ch == ".":
-                empty += 1
-            else:
-                row += (str(empty) if empty else "") + ch
-                empty = 0
-        rows.append(row + (str(empty) if empty else ""))
-    return "/".join(rows)
+    return board_from_fen(fen) if fen else "." * 90
 
 
 def describe(image: np.ndarray, obs: Any, expected_fen: str | None, config: SetupConfig,
@@ -160,25 +136,11 @@ def describe(image: np.ndarray, obs: Any, expected_fen: str | None, config: Setu
             "corners": [[round(float(x) * scale, 1), round(float(y) * scale, 1)]
                         for x, y in np.asarray(pose.corners, dtype=float).reshape(-1, 2)]},
         "quiet": bool(getattr(obs, "quiet", False)),
-        "points": points, "expected_fen": _board_fen(expected) if expected_fen else None,
-        "reads_fen": _board_fen(reads) if pose is not None else None, "differs": differs,
+        "points": points, "expected_fen": board_fen(expected) if expected_fen else None,
+        "reads_fen": board_fen(reads) if pose is not None else None, "differs": differs,
         "mean_luma": round(stats.mean_luma, 1), "glare_fraction": round(stats.glare_fraction, 4),
         "hints": setup_hints(stats, pose is not None, cut, config),
     }
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 class SetupWriter:
@@ -219,6 +181,7 @@ class SetupWriter:
         if not ok:
             raise RuntimeError("JPEG encoding failed")
         info = describe(image, obs, self.expected(), self.config, scale)
-        _atomic_write(self.dir / SETUP_JPG, jpg.tobytes())
-        _atomic_write(self.dir / SETUP_JSON, json.dumps(info, ensure_ascii=False).encode("utf-8"))
+        atomic_write_bytes(self.dir / SETUP_JPG, jpg.tobytes(), sync=False)
+        atomic_write_bytes(self.dir / SETUP_JSON, json.dumps(info, ensure_ascii=False).encode("utf-8"),
+                           sync=False)
         self.written += 1

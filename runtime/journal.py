@@ -63,18 +63,25 @@ def current_umask() -> int:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` so readers see the old or the new file, never a mix.
+    """Replace `path` with `text` (UTF-8) so readers see the old or the new file, never a mix."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes, sync: bool = True) -> None:
+    """Replace `path` with `data` so readers see the old or the new file, never a mix.
 
     The file gets the permissions a plain `open()` would give (0666 less the umask), not the
-    0600 of a temp file: a web server or OBS running as another user must be able to read it."""
+    0600 of a temp file: a web server or OBS running as another user must be able to read it.
+    `sync=False` skips the fsyncs for files that are refreshed every second anyway."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=str(path.parent))
     try:
         os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -82,7 +89,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    if sync:
+        _fsync_dir(path.parent)
 
 
 RESERVE_NAME = ".xqtrack-reserve"

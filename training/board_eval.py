@@ -45,25 +45,10 @@ class BoardScore:
 
 
 def fen_board_to_points(fen: str, where: str = "FEN") -> str:
-    """FEN board part (rank 9 first, '?' allowed) -> 90 characters in point-index order."""
-    rows = fen.strip().split("/")
-    if len(rows) != 10:
-        raise ValueError(f"{where}: a board needs 10 ranks separated by '/', got {len(rows)}")
-    out = [""] * 90
-    for k, row in enumerate(rows):
-        cells: list[str] = []
-        for ch in row:
-            if ch.isdigit():
-                cells += ["."] * int(ch)
-            elif ch in "KABNRCPkabnrcp" + UNKNOWN:
-                cells.append(ch)
-            else:
-                raise ValueError(f"{where}: rank {9 - k}: {ch!r} is not a piece letter, digit or '?'")
-        if len(cells) != 9:
-            raise ValueError(f"{where}: rank {9 - k} has {len(cells)} points, not 9")
-        for f, ch in enumerate(cells):
-            out[(9 - k) * 9 + f] = ch
-    return "".join(out)
+    """FEN board part (rank 9 first, '?' allowed: a point the labeller could not read) -> 90
+    characters in point-index order."""
+    from vision.observation import board_from_fen
+    return board_from_fen(fen, where=where, extra=UNKNOWN)
 
 
 def load_real_boards(root: Path = REAL_BOARDS) -> list[LabelledBoard]:

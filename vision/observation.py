@@ -66,3 +66,31 @@ def board_fen(board: str) -> str:
                 row += ch
         rows.append(row + (str(empty) if empty else ""))
     return "/".join(rows)
+
+
+_FEN_ALIASES = {"H": "N", "E": "B", "h": "n", "e": "b"}
+
+
+def board_from_fen(fen: str, where: str = "FEN", extra: str = "") -> str:
+    """FEN board part (or a whole FEN) -> 90 characters in point-index order ('.' empty).
+
+    H/E are read as N/B (horse, elephant); `extra` lists further characters allowed on points
+    (a labeller's '?'). Errors name `where` the FEN came from, the rank and the character."""
+    rows = fen.strip().split()[0].split("/") if fen.strip() else []
+    if len(rows) != 10:
+        raise ValueError(f"{where} {fen!r}: a board needs 10 ranks separated by '/', got {len(rows)}")
+    out = [""] * NUM_POINTS
+    for k, row in enumerate(rows):
+        cells: list[str] = []
+        for ch in row:
+            if ch.isdigit():
+                cells += ["."] * int(ch)
+            elif ch in "KABNRCPkabnrcpHEhe" + extra:
+                cells.append(_FEN_ALIASES.get(ch, ch))
+            else:
+                raise ValueError(f"{where} {fen!r}: rank {9 - k}: {ch!r} is not a piece letter or digit")
+        if len(cells) != 9:
+            raise ValueError(f"{where} {fen!r}: rank {9 - k} has {len(cells)} points, not 9")
+        for f, ch in enumerate(cells):
+            out[(9 - k) * 9 + f] = ch
+    return "".join(out)

@@ -66,24 +66,8 @@ def _pieces(args: argparse.Namespace) -> int:
 
 def _fen_points(fen: str) -> str:
     """FEN (board part, or a whole FEN) -> 90 characters in point-index order; one clear error."""
-    rows = fen.strip().split()[0].split("/") if fen.strip() else []
-    if len(rows) != 10:
-        raise ValueError(f"--fen {fen!r}: a board needs 10 ranks separated by '/', got {len(rows)}")
-    out = [""] * 90
-    for k, row in enumerate(rows):
-        cells: list[str] = []
-        for ch in row:
-            if ch.isdigit():
-                cells += ["."] * int(ch)
-            elif ch in "KABNRCPkabnrcpHEhe":
-                cells.append({"H": "N", "E": "B", "h": "n", "e": "b"}.get(ch, ch))
-            else:
-                raise ValueError(f"--fen {fen!r}: rank {9 - k}: {ch!r} is not a piece letter or digit")
-        if len(cells) != 9:
-            raise ValueError(f"--fen {fen!r}: rank {9 - k} has {len(cells)} points, not 9")
-        for f, ch in enumerate(cells):
-            out[(9 - k) * 9 + f] = ch
-    return "".join(out)
+    from vision.observation import board_from_fen
+    return board_from_fen(fen, where="--fen")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
