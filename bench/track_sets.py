@@ -69,6 +69,21 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 32.0, "azimuth_deg": 290.0, "fov_deg": 50.0, "distortion": -0.06, "bump": True}),
     BenchClip(8310, "mat", 8, (("arm_pass", 2), ("arm_pass", 3), ("knocked", 5), ("arm_pass", 7)),
               {"tilt_deg": 0.0, "azimuth_deg": 0.0, "fov_deg": 62.0, "bump": True, "shadows": True}),
+    # added after the first held-back score (3 false touch_move_other in 10 games; their clips
+    # were not looked into): six more games for tuning, wide lenses, steep views and noise
+    BenchClip(8311, "wood", 8, (("arm_pass", 2), ("touch_move_other", 3), ("retouch", 5), ("arm_pass", 7)),
+              {"tilt_deg": 43.0, "azimuth_deg": 110.0, "fov_deg": 76.0, "distortion": 0.03, "bump": True}),
+    BenchClip(8312, "paper", 8, (("touch_move_other", 2), ("arm_pass", 4), ("knocked", 5), ("retouch", 8)),
+              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 47.0, "blur": 1.8, "noise": 5.5, "bump": True}),
+    BenchClip(8313, "cloth", 8, (("between_points", 2), ("arm_pass", 3), ("touch_move_other", 5), ("knocked", 7)),
+              {"tilt_deg": 35.0, "azimuth_deg": 320.0, "fov_deg": 60.0, "glare": True, "shadows": True,
+               "bump": True}),
+    BenchClip(8314, "plastic", 8, (("retouch", 2), ("touch_move_other", 4), ("arm_pass", 6), ("between_points", 8)),
+              {"tilt_deg": 24.0, "azimuth_deg": 35.0, "fov_deg": 69.0, "distortion": -0.1, "bump": False}),
+    BenchClip(8315, "mat", 8, (("touch_move_other", 2), ("arm_pass", 3), ("retouch", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 16.0, "azimuth_deg": 255.0, "fov_deg": 53.0, "noise": 2.5, "bump": True}),
+    BenchClip(8316, "wood", 8, (("knocked", 3), ("arm_pass", 5), ("touch_move_other", 6), ("arm_pass", 8)),
+              {"tilt_deg": 30.0, "azimuth_deg": 145.0, "fov_deg": 64.0, "shadows": True, "bump": True}),
 )
 
 # Scored only: never run while tuning. Ten games (the unit: false incidents per 10 games).

@@ -66,12 +66,20 @@ class CameraWatch:
     flags as a hand (an arm that stays over the board is still seen once the view is steady).
     The pose of a steady camera does not change at all from frame to frame (the lock refits it
     only when the lines really drifted), so any shift beyond `moved` is the camera.
+
+    A flag raised while the camera moved can also outlast the move: the board's own edge seen
+    from the new viewpoint differs along a whole side until the detector has learnt it again.
+    Such a flag stays put on its points, and its leading point would read as fingertips
+    resting there for seconds; the points flagged while the camera moved are therefore left
+    out of the hand evidence for as long as they stay flagged without a break (`hands`). A
+    hand that comes later is seen on every other point it covers, and on these once they clear.
     """
 
     def __init__(self, config: CameraConfig | None = None) -> None:
         self.cfg = config or CameraConfig()
         self._h: np.ndarray | None = None
         self._moved_t: float | None = None
+        self.residue = np.zeros(90, dtype=bool)   # flagged since the camera moved, never clear since
 
     def unsteady(self, t: float, homography: np.ndarray | None) -> bool:
         """Feed one frame's pose (None: board not found); whether its hand flags are suspect."""
@@ -81,6 +89,16 @@ class CameraWatch:
                 self._moved_t = t
             self._h = h
         return self._moved_t is not None and t - self._moved_t <= self.cfg.settle_s
+
+    def hands(self, occluded: np.ndarray, unsteady: bool) -> np.ndarray:
+        """The flags of one frame that may be a hand: none while the camera is unsteady (they are
+        remembered as residue), and after it none of the residue while it stays flagged."""
+        occ = np.asarray(occluded, dtype=bool)
+        if unsteady:
+            self.residue |= occ
+            return np.zeros_like(occ)
+        self.residue &= occ
+        return occ & ~self.residue
 
 
 @dataclass

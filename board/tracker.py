@@ -159,6 +159,7 @@ class Tracker:
         unsteady = self.camera.unsteady(float(obs.t), obs.pose.homography)
         probs = np.asarray(obs.probs, dtype=np.float32)
         occ = np.asarray(obs.occluded, dtype=bool)
+        hands = self.camera.hands(occ, unsteady)   # the flags that may be a hand (a bump's are not)
         fr = Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), occ, probs,
                    np.asarray(obs.offset, dtype=np.float32))
 
@@ -171,7 +172,7 @@ class Tracker:
             else:
                 return events
         assert self.episode is not None
-        self.episode.update(fr.t, fr.frame_index, fr.occluded, fr.probs, fr.offsets, unsteady)
+        self.episode.update(fr.t, fr.frame_index, hands, fr.probs, fr.offsets, unsteady)
         self.episode.homography = obs.pose.homography
         self.window.extend(fr)
         settle = self.window.settle_kind()
