@@ -259,3 +259,42 @@ def test_a_board_that_does_not_show_the_start_position_teaches_nothing(vsim) -> 
     for i in range(8):
         learner.process(frame, i / 10, i)
     assert learner.done and not saved and learner.reader.profile is None
+
+
+# --- the commands as a user types them ---------------------------------------------------------
+def _xq(home: Path, *args: str):
+    import os
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, XQTRACK_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_calibrate_pieces_then_read_with_the_set_by_name(tmp_path: Path) -> None:
+    from training.board_eval import score_board
+    from vision.observation import board_from_fen
+    teach, read = _real("street_13.jpg"), _real("street_16.jpg")
+    fen = teach.fen.replace("?", "p")   # the dragged disc at c5 is a black soldier
+    r = _xq(tmp_path, "calibrate", "pieces", str(teach.image), "--name", "Screen set (brown)", "--fen", fen)
+    assert r.returncode == 0, r.stderr
+    saved = tmp_path / "sets" / "screen-set-brown.json"
+    assert saved.is_file() and str(saved) in r.stdout
+    r = _xq(tmp_path, "read", str(read.image), "--set", "screen set brown", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["set"] == "screen set brown" and out["board"] == board_from_fen(out["fen"])
+    sc = score_board(out["board"], read.truth)
+    assert sc.right / sc.counted >= 0.97
+    assert isinstance(out["unsure"], list) and all(len(p) == 2 and p[0] in "abcdefghi" for p in out["unsure"])
+
+
+def test_calibrate_and_read_name_what_was_wrong_in_one_line(tmp_path: Path) -> None:
+    photo = str(_real("street_13.jpg").image)
+    r = _xq(tmp_path, "calibrate", "pieces", photo, "--name", "x", "--fen", "rnbakabnr/9/2c4c1")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "10 ranks" in r.stderr
+    r = _xq(tmp_path, "calibrate", "pieces", str(tmp_path / "missing.jpg"), "--name", "x")
+    assert r.returncode == 1 and "missing.jpg" in r.stderr
+    r = _xq(tmp_path, "read", photo, "--set", "never-taught")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "calibrate pieces" in r.stderr
