@@ -103,7 +103,8 @@ class HubBoard:
         return {"board": self.board, "headers": self.headers(), "fen": g.fen, "ply": len(g.plies),
                 "last_move": g.last_move, "result": g.result, "end_reason": g.end_reason, "sync": g.sync,
                 "clocks": st.get("clocks"), "incidents": len(g.incidents),
-                "open_incidents": sum(1 for i in g.incidents if i.ruling is None), "status": self.status,
+                "open_incidents": sum(1 for i in g.incidents if i.ruling is None and i.retracted is None),
+                "status": self.status,
                 "seq": len(self.log.lines), "station_seq": self.log.station_seq, "pending": len(self.log.pending)}
 
 
