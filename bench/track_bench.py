@@ -14,10 +14,21 @@ Figures printed per clip and in total:
   delay     move event time minus the truth's frame_hand_leaves time (video s):
             median and max (target <= 0.3 s)
   speed     video seconds per wall second (target >= 4x at 720p, one core)
+  FALSE INCIDENTS per 10 games, and RECALL, as the arbiter sees them: an incident a later
+            correction retracted (incident_retracted) does not stand; how many were raised and
+            retracted is said beside it
+
+Clip sets (bench/track_sets.py): TUNING, the games the incident rules were fixed against, and
+HELD_BACK, ten games with seeds, cameras and hands never used while tuning, scored only.
+Live versus file (--live): the shortest clip in use served over MJPEG in real time
+(tests/runtime/stream_server.py) and recorded by `xqtrack record URL`, against
+`xqtrack record clip.mp4`: final moves equal, standing incidents equal, frames dropped live.
 
 Usage:
   python bench/track_bench.py                       # synth on tests/data/board truth files
   python bench/track_bench.py --render 4 --video    # render 4 held-out clips (cached), run vision too
+  python bench/track_bench.py --set heldback --video --live --no-synth   # the issue-10 figures
+  python bench/track_bench.py --set tuning --video --no-synth            # the set to tune against
   python bench/track_bench.py --make-truth DIR      # (re)make the test truth files
 """
 from __future__ import annotations

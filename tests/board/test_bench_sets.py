@@ -1,0 +1,38 @@
+"""The clip sets the tracking bench scores false accusations on (bench/track_sets.py) are what
+they claim: held-back games share nothing chosen with the tuning games or earlier bench clips."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from track_sets import HELD_BACK, TUNING  # noqa: E402
+
+
+def test_held_back_seeds_are_new_and_apart_from_the_tuning_set_and_the_earlier_bench_clips():
+    import track_bench
+    held = {c.seed for c in HELD_BACK}
+    tuning = {c.seed for c in TUNING}
+    earlier = {j[0] for j in track_bench.BENCH_JOBS + track_bench.TEST_JOBS}
+    assert len(held) == len(HELD_BACK) == 10 and len(tuning) == len(TUNING)
+    assert not held & tuning and not held & earlier and not tuning & earlier
+
+
+def test_no_held_back_camera_repeats_a_tuning_camera():
+    def view(c):
+        return (c.camera.get("tilt_deg"), c.camera.get("azimuth_deg"), c.camera.get("fov_deg"))
+    assert not {view(c) for c in HELD_BACK} & {view(c) for c in TUNING}
+
+
+def test_every_set_has_arm_passes_bumps_and_planted_incidents_inside_its_games():
+    from sim.script import INCIDENT_KINDS
+    for clips in (HELD_BACK, TUNING):
+        assert sum(1 for c in clips if any(k == "arm_pass" for k, _ in c.incidents)) >= len(clips) * 0.8
+        assert sum(1 for c in clips if c.camera.get("bump")) >= len(clips) // 2
+        assert sum(c.planted for c in clips) >= 2 * len(clips)
+        for c in clips:
+            plies = [p for _, p in c.incidents]
+            assert all(k in INCIDENT_KINDS for k, _ in c.incidents)
+            assert all(1 <= p <= c.plies for p in plies) and len(set(plies)) == len(plies), c.seed
