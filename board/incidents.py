@@ -243,6 +243,12 @@ def evidence_frames(cfg: IncidentConfig, ep: Episode, after: Settled, p: int) ->
     return {"before": ep.before.frame_index, "during": during, "after": after.frame_index}
 
 
+def put_back(cfg: IncidentConfig, after: Settled, p: int) -> bool:
+    """A knocked disc is back: seen, read as a piece, and on its point (less than `knock` off)."""
+    return bool(after.visible[p] and after.empty_prob is not None and after.empty_prob[p] < cfg.faded_empty
+                and np.max(np.abs(after.offsets[p])) < cfg.knock)
+
+
 def faded(s: SettleFacts, p: int) -> bool:
     """A disc that read clearly before and now reads largely as an empty point,
     with the hand over it or beside a moved point: pushed off its point (a disc
@@ -400,6 +406,7 @@ def confirm_faded_knocks(s: SettleFacts, mem: IncidentMemory, found: Findings) -
         if int(after.classes[p]) == c and p not in moved and after.visible[p] \
                 and after.empty_prob is not None and after.empty_prob[p] >= s.cfg.faded_empty:
             found.events.append(k.event)
+            mem.knocked_reported.add(p)   # once reported, the same disc is no news until put back
         elif not after.visible[p] and int(after.classes[p]) == c:
             still.append(k)
     mem.pending_faded = still
@@ -410,6 +417,7 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     (reported now), or no longer reading as a piece (reported if the next settle agrees)."""
     cfg, before, after = s.cfg, s.before, s.after
     moved = s.moved_points
+    mem.knocked_reported -= moved          # a disc moved on from there is no longer that knocked disc
     pending = {k.point for k in mem.pending_faded}
     for p in range(90):
         c = int(before.classes[p])
@@ -420,8 +428,11 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         if was_between(cfg, before, p):
             continue   # a disc left between points being put right is not knocked
         if p in mem.knocked_reported:
-            if after.empty_prob is not None and after.visible[p] and after.empty_prob[p] < cfg.faded_empty:
-                mem.knocked_reported.discard(p)   # put back
+            # reported already: reading clearly again, or moving on, it is the same knocked disc
+            # (a faded one read again where it lies, one being put right); news again once back
+            # on its point
+            if put_back(cfg, after, p):
+                mem.knocked_reported.discard(p)
             continue
         shift = disc_shift(s, p)
         is_faded = faded(s, p)
@@ -434,6 +445,7 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                                frames=evidence_frames(cfg, s.episode, after, p), extra={"shift": round(shift, 3)})
             if shift >= cfg.knock:
                 found.events.append(ev)
+                mem.knocked_reported.add(p)
             else:
                 mem.pending_faded.append(PendingKnock(p, c, ev))
 
@@ -519,8 +531,8 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
         was = float(np.max(np.abs(before.offsets[p] - centre))) if before.visible[p] else 0.0
         if p not in moved and was >= cfg.between:
             continue
-        if any(e.kind == "knocked" and p in e.points for e in found.events):
-            mem.between_reported.add(p)
+        if p in mem.knocked_reported or any(e.kind == "knocked" and p in e.points for e in found.events):
+            mem.between_reported.add(p)   # a knocked disc off its point is that knock, reported as such
             continue
         mem.between_reported.add(p)
         found.events.append(IncidentEvent(s.t, s.ply, "between_points", mover or side_of_class(c), [p],

@@ -199,3 +199,30 @@ def test_the_residue_of_a_bump_is_dropped_point_by_point_once_it_clears():
     occ3 = occ2.copy()
     occ3[1] = True                                               # b0 cleared once: a new flag there counts
     assert list(np.flatnonzero(watch.hands(occ3, unsteady=False))) == [1, 40]
+
+
+def test_a_knocked_disc_read_again_where_it_lies_is_not_knocked_a_second_time():
+    # seen on tuning clip 8310: a disc knocked so far that it first read as no piece (reported
+    # then) was read again later, off its point, and reported knocked once more
+    from board.explain import CLASS_LETTERS
+    s = Script(seed=24).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    knock_from = len(s.frames)
+    s.move("h9g7", knock=("b2", (0.44, 0.21))).quiet(0.8)
+    s.move("b0c2").quiet(0.8)
+    read_again = len(s.frames)
+    s.move("b9c7").quiet(0.8)
+    s.move("a0a1").quiet(0.8)
+    cannon = CLASS_LETTERS.index("C")
+    obs_list = []
+    for o in observations(s.frames, NoiseProfile(seed=24, flicker=0.0)):
+        if knock_from <= o.frame_index < read_again:
+            o.offset[idx("b2")] = (0.0, 0.0)       # a point read as empty has no disc offset
+        if o.frame_index >= read_again and not o.occluded[idx("b2")]:
+            o.probs[idx("b2")] = 0.005
+            o.probs[idx("b2"), cannon] = 0.93
+            o.offset[idx("b2")] = (0.44, 0.21)
+        obs_list.append(o)
+    moves, incidents = run(obs_list)
+    assert [m.iccs for m in moves] == ["h2e2", "h9g7", "b0c2", "b9c7", "a0a1"]
+    assert [(e.kind, e.ply, e.points) for e in incidents] == [("knocked", 2, [idx("b2")])]
