@@ -559,14 +559,19 @@ def remember_last_move(s: SettleFacts, mem: IncidentMemory) -> None:
 def void_after_correction(raised: list[IncidentEvent], first_ply: int, was: list[Move],
                           now: list[Move]) -> list[IncidentEvent]:
     """The incidents a correction makes void: raised once ply `first_ply` had been recorded
-    (their `ply` is at least it) on a point the replaced or replacing moves use.
+    (their `ply` is at least it) on a point the correction re-states: one that the replaced
+    moves use and the replacing ones do not, or the other way round.
 
     Why these: such an incident was judged against a position the correction now says was
-    wrong at exactly those points (a disc read as moved, a piece expected where none stood), so
-    its evidence no longer says what it said. An incident elsewhere on the board, or raised
-    before the re-stated plies, was judged on points the correction leaves as they were.
+    wrong at exactly those points (a disc read as put down where it was not, a piece expected
+    where none stood), so its evidence no longer says what it said. A point both versions use
+    alike (the square the same piece left) keeps what was judged there: a touch of another
+    piece before picking up that piece stands whichever square it then went to. An incident
+    elsewhere on the board, or raised before the re-stated plies, is left as it was.
     """
-    changed = {q for m in list(was) + list(now) for q in (m.from_sq, m.to_sq)}
+    used_was = {q for m in was for q in (m.from_sq, m.to_sq)}
+    used_now = {q for m in now for q in (m.from_sq, m.to_sq)}
+    changed = used_was ^ used_now
     return [e for e in raised if e.ply >= first_ply and changed & set(e.points)]
 
 

@@ -100,11 +100,18 @@ def _inc(kind: str, ply: int, points: list[str]) -> IncidentEvent:
 def test_a_correction_voids_only_incidents_raised_since_its_ply_on_the_points_it_changes():
     was, now = [Move.from_iccs("a0a2")], [Move.from_iccs("a0a1")]
     on_it = _inc("between_points", 3, ["a2"])
-    touch = _inc("touch_move_other", 3, ["b0", "a0"])       # named the moved piece's square: judged on it
+    knock_at_new = _inc("knocked", 3, ["a1"])               # a1 was thought empty then: judged wrongly
+    touch = _inc("touch_move_other", 3, ["b0", "a0"])       # same piece picked up from a0: the touch stands
     elsewhere = _inc("knocked", 3, ["i3"])
     earlier = _inc("knocked", 2, ["a2"])                     # raised before ply 3 was recorded
-    void = void_after_correction([on_it, touch, elsewhere, earlier], 3, was, now)
-    assert void == [on_it, touch]
+    void = void_after_correction([on_it, knock_at_new, touch, elsewhere, earlier], 3, was, now)
+    assert void == [on_it, knock_at_new]
+
+
+def test_a_touch_is_void_when_the_correction_says_another_piece_was_moved():
+    was, now = [Move.from_iccs("b0c2")], [Move.from_iccs("h0g2")]
+    touch = _inc("touch_move_other", 3, ["c3", "b0"])
+    assert void_after_correction([touch], 3, was, now) == [touch]
 
 
 def test_a_game_without_corrections_retracts_nothing():
