@@ -84,6 +84,21 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 16.0, "azimuth_deg": 255.0, "fov_deg": 53.0, "noise": 2.5, "bump": True}),
     BenchClip(8316, "wood", 8, (("knocked", 3), ("arm_pass", 5), ("touch_move_other", 6), ("arm_pass", 8)),
               {"tilt_deg": 30.0, "azimuth_deg": 145.0, "fov_deg": 64.0, "shadows": True, "bump": True}),
+    # added after the second held-back score (false touch_move_other remained, two of them on a
+    # game's last move; their clips were not looked into): games ending on an arm pass or a retouch
+    BenchClip(8317, "plastic", 8, (("retouch", 2), ("arm_pass", 5), ("knocked", 6), ("arm_pass", 8)),
+              {"tilt_deg": 39.0, "azimuth_deg": 120.0, "fov_deg": 70.0, "distortion": 0.02, "bump": True}),
+    BenchClip(8318, "wood", 8, (("between_points", 3), ("arm_pass", 4), ("retouch", 8)),
+              {"tilt_deg": 4.0, "azimuth_deg": 80.0, "fov_deg": 48.0, "blur": 1.6, "noise": 4.5, "bump": True}),
+    BenchClip(8319, "cloth", 8, (("arm_pass", 2), ("retouch", 4), ("arm_pass", 8)),
+              {"tilt_deg": 28.0, "azimuth_deg": 350.0, "fov_deg": 57.0, "glare": True, "shadows": True,
+               "bump": False}),
+    BenchClip(8320, "paper", 8, (("knocked", 2), ("arm_pass", 3), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 21.0, "azimuth_deg": 230.0, "fov_deg": 63.0, "distortion": -0.09, "bump": True}),
+    BenchClip(8321, "mat", 8, (("arm_pass", 1), ("between_points", 4), ("arm_pass", 6), ("retouch", 7)),
+              {"tilt_deg": 26.0, "azimuth_deg": 160.0, "fov_deg": 51.0, "noise": 3.5, "bump": True}),
+    BenchClip(8322, "plastic", 8, (("touch_move_other", 3), ("arm_pass", 6), ("arm_pass", 8)),
+              {"tilt_deg": 10.0, "azimuth_deg": 275.0, "fov_deg": 75.0, "blur": 1.0, "glare": True, "bump": True}),
 )
 
 # Scored only: never run while tuning. Ten games (the unit: false incidents per 10 games).
