@@ -168,11 +168,13 @@ MIN_COLOUR_SHARE = 0.01
 
 
 def colour_share(image_bgr: np.ndarray) -> float:
-    """Share of pixels with visible colour (max - min channel above COLOURED_PIXEL_CHROMA)."""
-    step = max(1, int(np.sqrt(image_bgr.shape[0] * image_bgr.shape[1] / 250_000)))  # ~250k pixels suffice
-    small = image_bgr[::step, ::step]
-    chroma = small.max(axis=2).astype(np.int16) - small.min(axis=2).astype(np.int16)
-    return float((chroma > COLOURED_PIXEL_CHROMA).mean())
+    """Share of pixels with visible colour (max - min channel above COLOURED_PIXEL_CHROMA),
+    counted on a grid of about 40,000 pixels: plenty for a share, and well under a millisecond."""
+    import cv2
+    step = max(1, int(round(np.sqrt(image_bgr.shape[0] * image_bgr.shape[1] / 40_000))))
+    b, g, r = cv2.split(np.ascontiguousarray(image_bgr[::step, ::step]))
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    return float(np.count_nonzero(chroma > COLOURED_PIXEL_CHROMA)) / chroma.size
 
 
 def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
