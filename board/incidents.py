@@ -53,6 +53,7 @@ class IncidentConfig:
     between: float = 0.3       # settled offset magnitude that means "between points"
     between_release: float = 0.7   # a reported between-points disc is news again once below this share of `between`
     min_discs_for_drift: int = 6   # discs needed to tell a camera drift from pieces moving
+    clear_read: float = 0.5    # a disc read as its piece at least this surely: its offset can be trusted
 
 
 def piece_label(letter: str) -> str:
@@ -258,7 +259,7 @@ def faded(s: SettleFacts, p: int) -> bool:
         return False
     if not (before.visible[p] and after.visible[p]):
         return False
-    was_clear = before.empty_prob[p] < 0.1 and before.ref_prob[p] >= 0.5
+    was_clear = before.empty_prob[p] < 0.1 and before.ref_prob[p] >= s.cfg.clear_read
     now_empty = after.empty_prob[p] >= s.cfg.faded_empty
     hand_near = s.episode.occluded_frames[p] > 0 or any(king_steps(p, q) <= 2 for q in s.moved_points)
     return bool(was_clear and now_empty and hand_near)
@@ -434,7 +435,9 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             if put_back(cfg, after, p):
                 mem.knocked_reported.discard(p)
             continue
-        shift = disc_shift(s, p)
+        # the offset of a disc the reader hardly recognised is a guess (a rim fitted to the wrong
+        # circle jumps by ~0.2 spacings): only a disc read clearly before can be seen knocked
+        shift = disc_shift(s, p) if before.ref_prob[p] >= cfg.clear_read else 0.0
         is_faded = faded(s, p)
         if (shift >= cfg.knock or is_faded) and p not in pending:
             found.knocked.add(p)
