@@ -93,9 +93,15 @@ def rectify(frame_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
     hh = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ h
     sp = point_spacing_px(h)
     while sp > 3 * P and min(img.shape[:2]) > 32:
-        img = cv2.pyrDown(img)
+        if sp > 6 * P and min(img.shape[:2]) > 64:
+            # another halving follows: a 2x2 box average is a third of pyrDown's cost, and the
+            # Gaussian of the last pyrDown still keeps the warp from aliasing
+            h2, w2 = img.shape[0] // 2, img.shape[1] // 2
+            img = cv2.resize(img[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA)  # exact 2x: fast path
+        else:
+            img = cv2.pyrDown(img)
         sp /= 2
-        # pyrDown pixel centres: u' = (u + 0.5) / 2 - 0.5
+        # both put pixel centres at u' = (u + 0.5) / 2 - 0.5
         hh = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]]) @ hh
     m = rectify_matrix(hh)
     return cv2.warpPerspective(img, m, (GX * P, GY * P), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
