@@ -55,6 +55,7 @@ class TrackingStatus(str, Enum):
     OUT_OF_SYNC = "out_of_sync"
     RESYNCED = "resynced"
     CORRECTED = "corrected"
+    LATTICE_ANCHORED = "lattice_anchored"
     BOARD_NOT_FOUND = "board_not_found"
     FRAME_ERROR = "frame_error"
     FRAMES_DROPPED = "frames_dropped"

@@ -49,6 +49,11 @@ class RecordSummary:
         return self.video_s / self.wall_s if self.wall_s > 0 else 0.0
 
 
+# Tracking news that the readings disagree with the known position: the lattice is checked then.
+ANCHOR_ON = ("start_mismatch", "out_of_sync")
+# Source seconds between two such checks (each reads the board 18 times, ~0.1-0.2 s).
+ANCHOR_EVERY_S = 5.0
+
 # Seconds of frames without a board before the recorder says so in the journal.
 NO_BOARD_REPORT_S = 5.0
 
@@ -81,6 +86,7 @@ class Recorder:
         self._disk_warned = False
         self._dropped_reported = 0
         self._no_board_since: float | None = None
+        self._anchored_t: float | None = None
         self._no_board_said = False
         self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
         self.moves_found: list[str] = []
@@ -156,6 +162,26 @@ class Recorder:
         self._write(TrackingEvent(start, self.tracker.ply, "resumed", f"continuing after ply {self.tracker.ply}",
                                   extra={"fen": self.tracker.position.fen() if self.tracker.position else None,
                                          "t_offset": round(self.t_offset, 3), "source_t": round(start, 3)}))
+
+    def _anchor_lattice(self, fr: Any) -> None:
+        """The readings disagree with the position the game must show: perhaps the lattice is locked
+        a line off (steep cameras take the board's edge for a line). The reader tries the lattice
+        shifted by a point, and turned, against the known position (at most once every
+        ANCHOR_EVERY_S of source time: it costs ~0.1 s) and says so when it moved it."""
+        anchor = getattr(self.reader, "anchor", None)
+        pos = self.tracker.position
+        if anchor is None or pos is None or (self._anchored_t is not None and fr.t - self._anchored_t < ANCHOR_EVERY_S):
+            return
+        self._anchored_t = fr.t
+        board = "".join(pos.piece_at(i) or "." for i in range(90))
+        moved = anchor(fr.image, board)
+        if moved is not None:
+            turn = ", turned" if moved.turned else ""
+            self._write(TrackingEvent(fr.t, self.tracker.ply, "lattice_anchored",
+                                      f"lattice moved by ({moved.shift_x}, {moved.shift_y}) points{turn}: the known "
+                                      f"position is {moved.gain_nats:.0f} nats more likely there",
+                                      extra={"shift": [moved.shift_x, moved.shift_y], "turned": moved.turned,
+                                             "frame": fr.index}))
 
     def _note_board_search(self, found: bool, t: float) -> None:
         """Say so when no board has been found for a while (a camera pointed elsewhere, noise):
@@ -337,8 +363,12 @@ class Recorder:
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
                 self._drain_clock(fr.t)
+                disagrees = False
                 for ev in self.tracker.feed(obs):
                     self._handle(ev)
+                    disagrees |= isinstance(ev, TrackingEvent) and ev.status in ANCHOR_ON
+                if disagrees:
+                    self._anchor_lattice(fr)
                 if self.tracker.just_settled and self.evidence is not None:
                     self.evidence.pin(fr.index, fr.image, hom)
                 last_frame = fr

@@ -147,6 +147,30 @@ def _shared_classify(model_path: str | None, profile: "PieceSetProfile | None") 
     return _SHARED[key]
 
 
+@dataclass(frozen=True)
+class AnchorConfig:
+    """How far BoardReader.anchor looks for a lattice that fits a known position.
+
+    A steep camera can lock the lattice one line off (the board's edge taken for a line): every
+    point is then read from its neighbour. `max_shift` (points) is how far off it may be;
+    `min_gain_nats` is how much more likely (log-likelihood over the 90 points) the known position
+    must be under the shifted lattice than under the current one before it is moved: a real
+    change on the board (a knocked piece) moves a few points' likelihood, never the whole board's."""
+
+    max_shift: int = 1
+    min_gain_nats: float = 40.0
+
+
+@dataclass(frozen=True)
+class AnchorResult:
+    """The lattice moved by (shift_x, shift_y) points (turned when `turned`), `gain_nats` more likely."""
+
+    shift_x: int
+    shift_y: int
+    turned: bool
+    gain_nats: float
+
+
 @dataclass
 class PhotoReading:
     """One photo read: the Observation (probs already the joint reading's) and the joint
@@ -350,6 +374,53 @@ class BoardReader:
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
                            occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy())
 
+    def anchor(self, frame_bgr: np.ndarray, board: str,
+               config: AnchorConfig = AnchorConfig()) -> AnchorResult | None:
+        """Re-seat the locked lattice on a position known to stand on the board (the game's start,
+        or the recorded position when the readings disagree with it): the lattice shifted by up to
+        `max_shift` points either way, and turned, is scored by how likely `board` (90 characters
+        in point-index order) is under it; the best replaces the lock when it gains
+        `min_gain_nats`. Every point is read again at the next quiet frame. None: kept as it was."""
+        if len(board) != NUM_POINTS:
+            raise ValueError(f"anchor: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+        if self._clf is None or self.h is None or self.lock is None:
+            return None
+        if self.camera is not None:
+            frame_bgr = self.camera.undistort(frame_bgr)
+        try:
+            ids = np.array([CLASSES.index(c) for c in board])
+        except ValueError:
+            raise ValueError(f"anchor: board has characters outside {''.join(CLASSES)!r}") from None
+        model = self._clf.model
+        rows = np.arange(NUM_POINTS)
+
+        def likelihood(h: np.ndarray) -> float:
+            p = np.clip(model.predict(model.extract(frame_bgr, h)), 1e-6, 1.0)
+            return float(np.log(p[rows, ids]).sum())
+
+        here = likelihood(self.h)
+        best: tuple[float, np.ndarray, AnchorResult] | None = None
+        k = config.max_shift
+        for turned in (False, True):
+            base = self.h @ geo.board_symmetry("rot180") if turned else self.h
+            for dx in range(-k, k + 1):
+                for dy in range(-k, k + 1):
+                    if not turned and dx == 0 and dy == 0:
+                        continue
+                    h = base @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
+                    h = h / h[2, 2]
+                    gain = likelihood(h) - here
+                    if best is None or gain > best[0]:
+                        best = (gain, h, AnchorResult(dx, dy, turned, round(gain, 1)))
+        if best is None or best[0] < config.min_gain_nats:
+            return None
+        self.h = best[1]
+        self.lock.h = self.h.copy()
+        self.hands.reset()
+        self._hidden = None
+        self.dirty[:] = True
+        return best[2]
+
     def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set") -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known
         (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame."""
@@ -383,4 +454,4 @@ class BoardReader:
         return profile
 
 
-__all__ = ["BoardReader", "PhotoReading", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]
+__all__ = ["AnchorConfig", "AnchorResult", "BoardReader", "PhotoReading", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]
