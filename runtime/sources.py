@@ -44,18 +44,20 @@ class SourcePacing:
     """How frames reach the recorder.
 
     `realtime`: release a file's frames at their timestamps (a file behaves like a camera);
-    `speed`: × real time for a paced file; `queue_frames`: frames that may wait for processing
-    before the oldest is dropped (small: a live recorder wants the newest frame, not a backlog)."""
+    `speed`: × real time for a paced file; `queue_s`: seconds of frames that may wait for
+    processing before the oldest is dropped. One second absorbs the recorder's short stalls
+    (an incident's evidence clip being encoded, a full re-read after a settle) without losing the
+    frames of the move that follows, yet a recorder that falls behind for longer still drops."""
 
     realtime: bool = False
     speed: float = 1.0
-    queue_frames: int = 2
+    queue_s: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.speed <= 100.0:
             raise SourceError(f"--speed {self.speed}: must be between 0.05 and 100 (× real time)")
-        if self.queue_frames < 1:
-            raise SourceError(f"queue_frames {self.queue_frames}: must be at least 1")
+        if not 0.0 < self.queue_s <= 10.0:
+            raise SourceError(f"queue_s {self.queue_s}: must be between 0 and 10 seconds")
 
 
 _END = object()   # the capture thread's last item: the source ended
@@ -205,7 +207,7 @@ class FrameSource:
             q.put(exc)
 
     def _paced_frames(self) -> Iterator[Frame]:
-        q: "queue.Queue[Any]" = queue.Queue(maxsize=self.pacing.queue_frames)
+        q: "queue.Queue[Any]" = queue.Queue(maxsize=max(2, int(round(self.fps * self.pacing.queue_s))))
         t0 = time.monotonic()
         self.t0_monotonic = t0
         self._thread = threading.Thread(target=self._capture, args=(q, t0), name="xqtrack-capture", daemon=True)

@@ -17,7 +17,7 @@ import numpy as np
 BOUNDARY = b"xqtrackframe"
 
 
-def clip_frames(path: str | Path, quality: int = 95) -> list[bytes]:
+def clip_frames(path: str | Path, quality: int = 100) -> list[bytes]:
     """Every frame of a video file as JPEG bytes (encoded once, so serving keeps real time)."""
     cap = cv2.VideoCapture(str(path))
     frames: list[bytes] = []
