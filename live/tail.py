@@ -8,11 +8,12 @@ skipped with a warning, as runtime.journal.read_events does.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from runtime.journal import parse_journal_line
 
 
 @dataclass
@@ -55,16 +56,5 @@ class JournalTail:
         self._partial = lines.pop()       # no newline yet: the recorder may still be writing it
         for raw in lines:
             self._line_no += 1
-            text = raw.decode("utf-8", errors="replace").strip()
-            if not text:
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                out.warnings.append(f"{self.path}: line {self._line_no} is incomplete or damaged ({exc.msg}); skipped")
-                continue
-            if not isinstance(obj, dict) or "type" not in obj:
-                out.warnings.append(f"{self.path}: line {self._line_no} is not an event object; skipped")
-                continue
-            out.events.append(obj)
+            parse_journal_line(raw, self.path, self._line_no, out.events, out.warnings)
         return out

@@ -249,6 +249,24 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"cannot write {type(o).__name__} to the journal")
 
 
+def parse_journal_line(raw: bytes, path: str | os.PathLike[str], n: int,
+                       events: list[dict[str, Any]], warnings: list[str]) -> None:
+    """One journal line (its number `n`) into `events`, or a warning naming the line into `warnings`;
+    blank lines are neither. Shared by the whole-file reader and the live tail."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        return
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        warnings.append(f"{path}: line {n} is incomplete or damaged ({exc.msg}); skipped")
+        return
+    if not isinstance(obj, dict) or "type" not in obj:
+        warnings.append(f"{path}: line {n} is not an event object; skipped")
+        return
+    events.append(obj)
+
+
 def read_events(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
     """All complete events, plus warnings for lines that could not be read.
 
@@ -260,18 +278,7 @@ def read_events(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], lis
     warnings: list[str] = []
     with open(path, "rb") as f:
         for n, raw in enumerate(f, 1):
-            text = raw.decode("utf-8", errors="replace").strip()
-            if not text:
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                warnings.append(f"{path}: line {n} is incomplete or damaged ({exc.msg}); skipped")
-                continue
-            if not isinstance(obj, dict) or "type" not in obj:
-                warnings.append(f"{path}: line {n} is not an event object; skipped")
-                continue
-            events.append(obj)
+            parse_journal_line(raw, path, n, events, warnings)
     return events, warnings
 
 
