@@ -25,11 +25,12 @@ FAMILY = "XQ UI"
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def _load(path: str) -> TTFont:
-    return TTCollection(path).fonts[0] if path.endswith(".ttc") else TTFont(path)
+def load_font(path: str, index: int = 0) -> TTFont:
+    """A font file, or font `index` of a .ttc collection (also used by tools/subset_fonts.py)."""
+    return TTCollection(path).fonts[index] if path.endswith(".ttc") else TTFont(path)
 
 
-def _rename(font: TTFont, family: str) -> None:
+def rename_font(font: TTFont, family: str) -> None:
     """Replace family/full/PostScript names so no reserved font name is carried by the subset."""
     name = font["name"]
     for rec in list(name.names):
@@ -45,7 +46,7 @@ def _rename(font: TTFont, family: str) -> None:
 def build(source: str = SOURCE, out_dir: Path = STATIC) -> Path:
     """Write out_dir/xq-ui.woff and its licence; returns the font's path."""
     text = font_text()
-    font = _load(source)
+    font = load_font(source)
     missing = [c for c in text if ord(c) not in font.getBestCmap()]
     opts = subset.Options()
     opts.layout_features = []
@@ -55,7 +56,7 @@ def build(source: str = SOURCE, out_dir: Path = STATIC) -> Path:
     sub = subset.Subsetter(opts)
     sub.populate(text=text)
     sub.subset(font)
-    _rename(font, FAMILY)
+    rename_font(font, FAMILY)
     font.flavor = "woff"
     out_dir.mkdir(parents=True, exist_ok=True)
     dst = out_dir / "xq-ui.woff"

@@ -18,7 +18,8 @@ import shutil
 from pathlib import Path
 
 from fontTools import subset
-from fontTools.ttLib import TTCollection, TTFont
+
+from live.make_font import load_font, rename_font  # one loader and renamer for every subset we ship
 
 # Piece names (simplified and traditional forms used on real sets), river text, edge numerals.
 GLYPHS = (
@@ -47,25 +48,6 @@ SOURCES: tuple[tuple[str, str, int, str, str, str], ...] = (
 )
 
 
-def _load(path: str, index: int) -> TTFont:
-    if path.endswith(".ttc"):
-        return TTCollection(path).fonts[index]
-    return TTFont(path)
-
-
-def _rename(font: TTFont, family: str) -> None:
-    """Replace family/full/PostScript names so no reserved font name is carried by the subset."""
-    name = font["name"]
-    for rec in list(name.names):
-        if rec.nameID in (1, 3, 4, 6, 16, 17, 18, 21, 22):
-            name.removeNames(nameID=rec.nameID)
-    name.setName(family, 1, 3, 1, 0x409)
-    name.setName("Regular", 2, 3, 1, 0x409)
-    name.setName(f"{family} subset", 3, 3, 1, 0x409)
-    name.setName(family, 4, 3, 1, 0x409)
-    name.setName(family.replace(" ", ""), 6, 3, 1, 0x409)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="sim/assets/fonts")
@@ -79,7 +61,7 @@ def main() -> None:
         if not Path(src).exists():
             print(f"skip {stem}: {src} missing")
             continue
-        font = _load(src, index)
+        font = load_font(src, index)
         cmap = font.getBestCmap()
         have = "".join(c for c in GLYPHS if ord(c) in cmap)
         opts = subset.Options()
@@ -90,7 +72,7 @@ def main() -> None:
         sub = subset.Subsetter(opts)
         sub.populate(text=GLYPHS)
         sub.subset(font)
-        _rename(font, f"XQ {stem.split('-', 1)[1].title()}")
+        rename_font(font, f"XQ {stem.split('-', 1)[1].title()}")
         font.flavor = None
         dst = out / f"{stem}.ttf" if "glyf" in font else out / f"{stem}.otf"
         font.save(str(dst))
