@@ -19,6 +19,8 @@ from rules.chase import CHASE, CHECK, IDLE, MATE_THREAT, classify_move, with_tur
 from rules.notation import parse_move
 from rules.repetition import LOSS_CYCLES, RULINGS, Ruling, adjudicate, rule_on_kinds
 
+from ._helpers import SWAP_SIDES, flip_fen, flip_move, random_position_and_move
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rules" / "repetition"
 CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))["cases"]
@@ -159,24 +161,12 @@ def test_bad_input_is_named():
 
 
 # ------------------------------------------------------------------ colour symmetry
-def _flip_fen(fen: str) -> str:
-    board, turn, *rest = fen.split()
-    rows = board.split("/")[::-1]
-    return " ".join(["/".join(r.swapcase() for r in rows), "b" if turn == "w" else "w", *rest])
-
-
-def _flip_move(m: str) -> str:
-    return f"{m[0]}{9 - int(m[1])}{m[2]}{9 - int(m[3])}"
-
-
-_SWAP = {"red_loses": "black_loses", "black_loses": "red_loses", "red_must_vary": "black_must_vary",
-         "black_must_vary": "red_must_vary", "draw": "draw", "none": "none"}
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c["fen"]], ids=[c["id"] for c in CASES if c["fen"]])
 def test_colour_flipped_case_gets_the_mirrored_ruling(case):
-    flipped = adjudicate(_flip_fen(case["fen"]), [Move.from_iccs(_flip_move(m)) for m in case["moves"]])
-    assert flipped.ruling == _SWAP[case["rulings"]["cn"]], flipped.reason
+    flipped = adjudicate(flip_fen(case["fen"]), [Move.from_iccs(flip_move(m)) for m in case["moves"]])
+    assert flipped.ruling == SWAP_SIDES[case["rulings"]["cn"]], flipped.reason
     if "kinds" in case:
         assert [m.cls.kind for m in flipped.moves] == case["kinds"]
 
@@ -235,22 +225,16 @@ def test_random_games_give_consistent_rulings(moves):
 def test_move_classification_is_colour_symmetric_and_pure(seed, plies):
     """Classifying a move and its colour mirror gives the same kind (and the same chased
     pieces, mirrored); classifying never changes the position it is given."""
-    rng = random.Random(seed)
-    pos = Position()
-    for _ in range(plies):
-        legal = pos.legal_moves()
-        if not legal:
-            return
-        pos.push(rng.choice(legal))
-    legal = pos.legal_moves()
-    if not legal:
+    found = random_position_and_move(seed, plies)
+    if found is None:
         return
-    move = rng.choice(legal)
+    pos, move = found
+    legal = pos.legal_moves()
     fen = pos.fen()
     here = classify_move(pos, move)
     assert pos.fen() == fen and pos.legal_moves() == legal
-    mirror = Position.from_fen(_flip_fen(fen))
-    there = classify_move(mirror, Move.from_iccs(_flip_move(move.iccs())))
+    mirror = Position.from_fen(flip_fen(fen))
+    there = classify_move(mirror, Move.from_iccs(flip_move(move.iccs())))
     assert here.kind == there.kind
     flip_sq = lambda sq: (9 - sq // 9) * 9 + sq % 9  # noqa: E731
     assert sorted((flip_sq(p.attacker_sq), flip_sq(p.victim_sq)) for p in here.chases) == \

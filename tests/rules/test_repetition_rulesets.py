@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,8 @@ from rules import BLACK, RED, Move, Position
 from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, classify_move, exchange_gain, is_pinned
 from rules.repetition import SidePlay, adjudicate, rule_on_kinds
 from rules.rulesets import AXF, CN, RULESETS, get_ruleset
+
+from ._helpers import SWAP_SIDES, flip_fen, flip_move, random_position_and_move
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rules" / "repetition"
@@ -70,23 +71,12 @@ def test_where_the_rulesets_differ_the_ruling_names_the_rule_applied(case):
     assert case.get("axf_note") or case.get("cn_note"), "say why the rulesets part here"
 
 
-def _flip_fen(fen: str) -> str:
-    board, turn, *rest = fen.split()
-    return " ".join(["/".join(r.swapcase() for r in board.split("/")[::-1]), "b" if turn == "w" else "w", *rest])
-
-
-def _flip_move(m: str) -> str:
-    return f"{m[0]}{9 - int(m[1])}{m[2]}{9 - int(m[3])}"
-
-
-_SWAP = {"red_loses": "black_loses", "black_loses": "red_loses", "red_must_vary": "black_must_vary",
-         "black_must_vary": "red_must_vary", "draw": "draw", "none": "none"}
 
 
 @pytest.mark.parametrize("case", AXF_CASES, ids=[c["id"] for c in AXF_CASES])
 def test_an_axf_example_with_the_colours_swapped_gets_the_mirrored_ruling(case):
-    flipped = adjudicate(_flip_fen(case["fen"]), [Move.from_iccs(_flip_move(m)) for m in case["moves"]], "axf")
-    assert flipped.ruling == _SWAP[case["rulings"]["axf"]], flipped.reason
+    flipped = adjudicate(flip_fen(case["fen"]), [Move.from_iccs(flip_move(m)) for m in case["moves"]], "axf")
+    assert flipped.ruling == SWAP_SIDES[case["rulings"]["axf"]], flipped.reason
 
 
 # ------------------------------------------------------------------ per-move explanations
@@ -253,20 +243,14 @@ def test_record_takes_the_ruleset_and_hands_it_to_the_tracker():
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32 - 1), st.integers(6, 60))
 def test_axf_classification_is_colour_symmetric_and_leaves_the_position_alone(seed, plies):
-    rng = random.Random(seed)
-    pos = Position()
-    for _ in range(plies):
-        legal = pos.legal_moves()
-        if not legal:
-            return
-        pos.push(rng.choice(legal))
-    legal = pos.legal_moves()
-    if not legal:
+    found = random_position_and_move(seed, plies)
+    if found is None:
         return
-    move = rng.choice(legal)
+    pos, move = found
+    legal = pos.legal_moves()
     fen = pos.fen()
     here = classify_move(pos, move, ruleset=AXF)
     assert pos.fen() == fen
-    there = classify_move(Position.from_fen(_flip_fen(fen)), Move.from_iccs(_flip_move(move.iccs())), ruleset=AXF)
+    there = classify_move(Position.from_fen(flip_fen(fen)), Move.from_iccs(flip_move(move.iccs())), ruleset=AXF)
     assert here.kind == there.kind and len(here.chases) == len(there.chases)
     assert here.reason.startswith(KIND_CHINESE[here.kind])
