@@ -54,6 +54,10 @@ ANCHOR_ON = ("start_mismatch", "out_of_sync")
 # Source seconds between two such checks (each reads the board 18 times, ~0.1-0.2 s).
 ANCHOR_EVERY_S = 5.0
 
+# Source seconds between two looks at the free space (a statvfs): the journal's reserve covers
+# what is written in between.
+DISK_CHECK_EVERY_S = 1.0
+
 # Seconds of frames without a board before the recorder says so in the journal.
 NO_BOARD_REPORT_S = 5.0
 
@@ -84,6 +88,7 @@ class Recorder:
         self.disk = disk or DiskBudget()
         self._stop_reason: str | None = None
         self._disk_warned = False
+        self._disk_checked_t: float | None = None   # source time of the last free-space look
         self._dropped_reported = 0
         self._no_board_since: float | None = None
         self._anchored_t: float | None = None
@@ -145,6 +150,11 @@ class Recorder:
         # live set-up view (live/setupframe.py): called with (frame, observation) for every frame read
         self.frame_hook: Callable[[Any, Any], None] | None = None
         self.last_clock_ms: dict[str, int] | None = None
+
+    @property
+    def stop_requested(self) -> bool:
+        """A stop was asked for (a signal, a full disk) and the loop ends after the frame in hand."""
+        return self._stop_reason is not None
 
     def request_stop(self, reason: str) -> None:
         """End the recording after the frame in hand, like the end of the source (signal-safe)."""
@@ -208,8 +218,9 @@ class Recorder:
             self.request_stop(f"the disk holding {self.out_dir} is full: recording stopped; the journal and "
                               f"game.pgn are complete up to ply {self.tracker.ply}")
             return
-        if self._disk_warned:
+        if self._disk_warned or (self._disk_checked_t is not None and t - self._disk_checked_t < DISK_CHECK_EVERY_S):
             return
+        self._disk_checked_t = t
         try:
             free = free_bytes(self.out_dir)
         except OSError:

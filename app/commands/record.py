@@ -123,7 +123,7 @@ class _StopOnSignals:
     def _handle(self, signum: int, _frame) -> None:
         import signal
         name = signal.Signals(signum).name
-        if signum == signal.SIGINT and self.recorder._stop_reason is not None:
+        if signum == signal.SIGINT and self.recorder.stop_requested:
             raise KeyboardInterrupt
         self.recorder.request_stop(f"stopped by {name}; everything recorded so far is kept")
 
