@@ -250,9 +250,14 @@ class Position:
         self._undo: list[tuple[int, int, int]] = []
         self._hash = h
 
+    def points(self) -> str:
+        """The 90 points in index order (rank 0 first), a FEN letter or '.': the board string the
+        vision part reads and learns piece sets from."""
+        return "".join(T.CODE_TO_LETTER[v] or "." for v in self._b)
+
     def board_fen(self) -> str:
         """Placement part of the FEN, rank 9 first."""
-        return placement_from_points("".join(T.CODE_TO_LETTER[v] or "." for v in self._b))
+        return placement_from_points(self.points())
 
     def fen(self) -> str:
         return f"{self.board_fen()} {'wb'[self._side]} - - {self.halfmove_clock} {self.fullmove_number}"

@@ -183,8 +183,7 @@ class Recorder:
         if anchor is None or pos is None or (self._anchored_t is not None and fr.t - self._anchored_t < ANCHOR_EVERY_S):
             return
         self._anchored_t = fr.t
-        board = "".join(pos.piece_at(i) or "." for i in range(90))
-        moved = anchor(fr.image, board)
+        moved = anchor(fr.image, pos.points())
         if moved is not None:
             turn = ", turned" if moved.turned else ""
             self._write(TrackingEvent(fr.t, self.tracker.ply, "lattice_anchored",

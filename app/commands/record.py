@@ -86,7 +86,7 @@ def _set_reader(args: argparse.Namespace, live: bool, say):
     from vision.set_learning import StartSetLearner
     from rules import Position
     pos = Position.from_fen(args.start_fen) if args.start_fen else Position()
-    board = "".join(pos.piece_at(i) or "." for i in range(90))
+    board = pos.points()
 
     def save(profile) -> None:
         profile.save(path)
