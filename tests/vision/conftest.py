@@ -57,3 +57,34 @@ import pytest  # noqa: E402
 def vsim() -> _Sim:
     """Cached sim renders and error measures for the vision tests."""
     return _Sim()
+
+
+class DemoClipRead:
+    """The bundled sample clip (sim/samples/demo, an MPEG-4 file decoded by OpenCV) read once by
+    BoardReader(classify=False): its truth, every frame's Observation, and the reader as it ended."""
+
+    def __init__(self) -> None:
+        from pathlib import Path
+
+        import cv2
+
+        from sim import ClipTruth
+        from vision.reader import BoardReader
+        demo = Path(__file__).resolve().parents[2] / "sim" / "samples" / "demo"
+        self.truth = ClipTruth.load(demo / "truth.json")
+        self.reader = BoardReader(classify=False)
+        self.observations = []
+        cap = cv2.VideoCapture(str(demo / "clip.mp4"))
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            i = len(self.observations)
+            self.observations.append(self.reader.process(frame, self.truth.frames[i].t, i))
+        cap.release()
+
+
+@pytest.fixture(scope="session")
+def demo_clip_read() -> DemoClipRead:
+    """The sample clip through the video path, shared by the tests that judge it (one decode + read)."""
+    return DemoClipRead()

@@ -2,35 +2,23 @@
 the lock is kept for 1500 frames, the planted bump is noticed and re-found, hands are seen."""
 from __future__ import annotations
 
-from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision import geometry as geo
-from vision.reader import BoardReader
-
-DEMO = Path(__file__).resolve().parents[2] / "sim" / "samples" / "demo"
 
 
-def test_demo_clip_lock_bump_and_hands():
-    from sim import ClipTruth
-    truth = ClipTruth.load(DEMO / "truth.json")
+def test_demo_clip_lock_bump_and_hands(demo_clip_read):
+    truth, reader = demo_clip_read.truth, demo_clip_read.reader
     bumps = [e["frames"] for e in truth.events if e.get("kind") == "bump"]
     assert bumps, "the sample clip should contain a planted bump"
     moving = set()
     for a, b in bumps:
         moving.update(range(a, b + 1))  # the camera itself is moving: no single pose is right
-    cap = cv2.VideoCapture(str(DEMO / "clip.mp4"))
-    reader = BoardReader(classify=False)
     i = hit = total = quiet_with_hand = 0
     worst = 0.0
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
+    for obs in demo_clip_read.observations:
         ft = truth.frames[i]
-        obs = reader.process(frame, ft.t, i)
         assert obs.pose is not None, f"lock lost at frame {i}"
         h = obs.pose.homography
         err = min(float(np.abs(geo.apply_h(h @ geo.board_symmetry(k), geo.POINTS)

@@ -9,14 +9,10 @@ has been quiet for half a second, the reader calls the board quiet, after the bu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision.reader import BoardReader
 
-DEMO = Path(__file__).resolve().parents[2] / "sim" / "samples" / "demo"
 SETTLED_S = 0.5      # the truth has been quiet this long: the hand is well gone
 
 
@@ -32,21 +28,14 @@ class QuietShare:
         return self.called / max(1, self.settled)
 
 
-def test_the_board_goes_quiet_again_after_the_camera_is_knocked() -> None:
-    from sim import ClipTruth
-    truth = ClipTruth.load(DEMO / "truth.json")
+def test_the_board_goes_quiet_again_after_the_camera_is_knocked(demo_clip_read) -> None:
+    truth = demo_clip_read.truth
     bump_end = max(b for e in truth.events if e.get("kind") == "bump" for b in [e["frames"][1]])
-    cap = cv2.VideoCapture(str(DEMO / "clip.mp4"))
-    reader = BoardReader(classify=False)
     before, after = QuietShare(), QuietShare()
     quiet_since: float | None = None
     i = 0
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
+    for obs in demo_clip_read.observations:
         ft = truth.frames[i]
-        obs = reader.process(frame, ft.t, i)
         quiet_since = (quiet_since if quiet_since is not None else ft.t) if ft.quiet else None
         if quiet_since is not None and ft.t - quiet_since >= SETTLED_S:
             part = after if i > bump_end else before
