@@ -50,6 +50,8 @@ class IncidentConfig:
     lone_dwell_s: float = 0.16  # ... in a stretch without a move whose fingertips never left one point
     touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
     knock: float = 0.2         # ... that means it was knocked
+    put_back: float = 0.1      # a knocked disc is back on its point only below this offset (spacings):
+                               # a disc measured 0.19, then 0.33 off is the same knocked disc, not a new one
     between: float = 0.3       # settled offset magnitude that means "between points"
     between_release: float = 0.7   # a reported between-points disc is news again once below this share of `between`
     min_discs_for_drift: int = 6   # discs needed to tell a camera drift from pieces moving
@@ -245,9 +247,10 @@ def evidence_frames(cfg: IncidentConfig, ep: Episode, after: Settled, p: int) ->
 
 
 def put_back(cfg: IncidentConfig, after: Settled, p: int) -> bool:
-    """A knocked disc is back: seen, read as a piece, and on its point (less than `knock` off)."""
+    """A knocked disc is back: seen, read as a piece, and clearly on its point (less than `put_back`
+    off; a reading just under `knock` is that knocked disc measured a little differently)."""
     return bool(after.visible[p] and after.empty_prob is not None and after.empty_prob[p] < cfg.faded_empty
-                and np.max(np.abs(after.offsets[p])) < cfg.knock)
+                and np.max(np.abs(after.offsets[p])) < cfg.put_back)
 
 
 def faded(s: SettleFacts, p: int) -> bool:

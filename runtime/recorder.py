@@ -176,8 +176,9 @@ class Recorder:
     def _anchor_lattice(self, fr: Any) -> None:
         """The readings disagree with the position the game must show: perhaps the lattice is locked
         a line off (steep cameras take the board's edge for a line). The reader tries the lattice
-        shifted by a point, and turned, against the known position (at most once every
-        ANCHOR_EVERY_S of source time: it costs ~0.1 s) and says so when it moved it."""
+        shifted by a point, and turned, against the known position, and when none of those explains
+        it, other lattices found in the frame (at most once every ANCHOR_EVERY_S of source time: it
+        costs ~0.1 s, up to ~2 s with the fresh search) and says so when it moved it."""
         anchor = getattr(self.reader, "anchor", None)
         pos = self.tracker.position
         if anchor is None or pos is None or (self._anchored_t is not None and fr.t - self._anchored_t < ANCHOR_EVERY_S):
@@ -186,11 +187,13 @@ class Recorder:
         moved = anchor(fr.image, pos.points())
         if moved is not None:
             turn = ", turned" if moved.turned else ""
+            what = ("another lattice found in the frame" if moved.fresh else
+                    f"lattice moved by ({moved.shift_x}, {moved.shift_y}) points{turn}")
             self._write(TrackingEvent(fr.t, self.tracker.ply, "lattice_anchored",
-                                      f"lattice moved by ({moved.shift_x}, {moved.shift_y}) points{turn}: the known "
-                                      f"position is {moved.gain_nats:.0f} nats more likely there",
+                                      f"{what}: the known position is {moved.gain_nats:.0f} nats more likely "
+                                      f"there ({moved.explained:.0%} of the points read as it)",
                                       extra={"shift": [moved.shift_x, moved.shift_y], "turned": moved.turned,
-                                             "frame": fr.index}))
+                                             "fresh": moved.fresh, "frame": fr.index}))
 
     def _note_board_search(self, found: bool, t: float) -> None:
         """Say so when no board has been found for a while (a camera pointed elsewhere, noise):

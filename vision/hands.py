@@ -123,17 +123,87 @@ def _features(rect: np.ndarray) -> np.ndarray:
     return np.dstack([logl, c1 * 8.0, c2 * 8.0, gx * 2.0, gy * 2.0]).astype(np.float32)
 
 
-def _departure(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per-pixel 'something else is here' in [0, inf); > 1 means changed.
+def _level(rect: np.ndarray) -> np.ndarray:
+    """(H, W) float32 mean channel value as the features see it (offset included): feature noise
+    scales as 1 / level."""
+    return rect.astype(np.float32).sum(axis=2) / 3.0 + 4.0
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| per feature."""
+    return np.abs(a - b)
+
+
+def _judge(d: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
+    """Per-pixel 'something else is here' from feature differences (`_difference`); > 1 means
+    changed.
 
     Chroma and texture departures count fully; a pure brightness change only beyond what a
-    shadow or a lamp can do (~x2.5 locally).
+    shadow or a lamp can do (~x2.5 locally). `noise` (H, W, 5): the standard deviation that
+    noise alone gives each difference at each pixel (`NoiseModel.sigma`): where `NOISE_SIGMAS`
+    of it exceed a fixed scale, that scale gives way to it, so a dark table or a noisy camera
+    does not make a hand of its own grain.
     """
-    d = np.abs(a - b)
-    chroma = (d[..., 1] + d[..., 2]) / 0.35
-    tex = np.sqrt(d[..., 3] ** 2 + d[..., 4] ** 2) / 0.35
-    bright = d[..., 0] / 0.9
+    chroma_s: float | np.ndarray
+    tex_s: float | np.ndarray
+    bright_s: float | np.ndarray
+    if noise is None:
+        chroma_s, tex_s, bright_s = 0.35, 0.35, 0.9
+    else:
+        # where the grain is well below the fixed scales (a lit board) nothing changes
+        z = NOISE_SIGMAS
+        chroma_s = np.maximum(0.35, z * (noise[..., 1] + noise[..., 2]))
+        tex_s = np.maximum(0.35, z * np.hypot(noise[..., 3], noise[..., 4]))
+        bright_s = np.maximum(0.9, z * noise[..., 0])
+    chroma = (d[..., 1] + d[..., 2]) / chroma_s
+    tex = np.sqrt(d[..., 3] ** 2 + d[..., 4] ** 2) / tex_s
+    bright = d[..., 0] / bright_s
     return np.maximum(np.maximum(chroma, tex), bright)
+
+
+def _departure(a: np.ndarray, b: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
+    """`_judge` of the difference between two feature images."""
+    return _judge(_difference(a, b), noise)
+
+
+NOISE_SIGMAS = 3.5   # a departure stands this many noise deviations clear (pure noise: ~1e-3 of pixels)
+
+
+class NoiseModel:
+    """How far each feature of the rectified board strays from the background with nothing there.
+
+    Why: the features are logs and ratios of brightness, so a camera's grain moves them most
+    where the image is dark (a dark table around the board, black discs): with fixed thresholds
+    a noisy camera showed a 'hand' on the dark ring in every frame and the board was never
+    quiet. Noise of a fixed size in pixel values moves a feature by about c / level, so one
+    constant per feature (c, in pixel-value units) describes the whole image. It is measured
+    against the background itself, where nothing is hidden: a video codec repeats its grain
+    from frame to frame (a frame-to-frame difference underrates it) and slow light changes
+    count too. The median over those pixels (what a hand covers is left out) and the median of
+    the last `frames` such estimates (a camera bump is one outlier among them) make it robust.
+    """
+
+    def __init__(self, frames: int = 25) -> None:
+        from collections import deque
+        self._estimates: "deque[np.ndarray]" = deque(maxlen=frames)
+        self.constant: np.ndarray | None = None   # (5,) per feature, pixel-value units
+
+    def observe(self, diff: np.ndarray, level: np.ndarray, calm: np.ndarray) -> None:
+        """Add one frame's estimate from its difference from the background (`_difference`), the
+        pixel level and the pixels (H, W bool) where nothing is hidden."""
+        sel = calm[::2, ::2]
+        if int(sel.sum()) < 64:
+            return
+        d = (diff[::2, ::2] * level[::2, ::2, None])[sel]
+        self._estimates.append((1.4826 * np.median(d, axis=0)).astype(np.float32))
+        self.constant = np.median(np.stack(self._estimates), axis=0)
+
+    def sigma(self, level: np.ndarray) -> np.ndarray | None:
+        """(H, W, 5) standard deviation of a feature's departure from the background (or from the
+        previous frame) at each pixel due to noise alone; None before any estimate."""
+        if self.constant is None:
+            return None
+        return self.constant[None, None, :] / level[..., None]
 
 
 def _cell_fraction(mask: np.ndarray) -> np.ndarray:
@@ -343,6 +413,7 @@ class HandDetector:
         self.hand_points = hand_points
         self.bump_spacings = bump_spacings
         self.lattice = lattice or LatticeConfig()
+        self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
 
     def reset(self) -> None:
@@ -361,6 +432,7 @@ class HandDetector:
         self.unverified = np.zeros((GY, GX), bool)
         self.start_seen = np.full((GY, GX), np.inf)   # each point's lattice share at the start
         self.held = np.zeros((GY, GX), bool)  # a hand found by the lattice whose arm departs faintly
+        self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
         self._t: float | None = None
         self._n = 0
@@ -507,6 +579,30 @@ class HandDetector:
             self.bg = np.where(m[..., None], feat, self.bg)
         return hid & ~release
 
+    def _ghosts(self, hid: np.ndarray, feat: np.ndarray, frac: np.ndarray, sigma: np.ndarray | None,
+                keep: np.ndarray) -> np.ndarray:
+        """Release hidden cells that look again as they did when the board was last quiet.
+
+        Why: the running background can learn part of a hand or sleeve that lay still on the
+        ring while the rest of it moved; once the hand has gone, the bare table there departs
+        from that learnt hand and, reaching the ring, looks like an arm at rest that never
+        settles, so the board stays 'busy' long after the move. A cell that shows what the
+        board showed when it was last quiet holds nothing new: nothing is over it. (A hand
+        resting on a point departs from that look; a piece moved away or put down does too and
+        settles the usual way.) Only cells that depart clearly from the background (`on`) are
+        such ghosts: a cell hidden for its weak departure beside a hand is the hand's edge.
+        Moving cells and cells a start-up hand covers are kept. Returns the hidden cells left."""
+        if self.quiet_look is None or self.bg is None or not hid.any():
+            return hid
+        back = _cell_fraction(_departure(feat, self.quiet_look, sigma) > 1.0) < self.off
+        ghost = hid & back & (frac > self.on) & ~keep
+        if not ghost.any():
+            return hid
+        m = _cells_to_pixels(ghost)
+        self.bg = np.where(m[..., None], feat, self.bg)
+        self.hidden_cells &= ~ghost
+        return hid & ~ghost
+
     def _covered(self, seen_now: "Callable[[], np.ndarray | None]") -> tuple[np.ndarray, np.ndarray] | None:
         """Inner cells a hand covers by the lattice check and each point's lattice share, both
         (GY, GX); None without a lattice."""
@@ -533,6 +629,7 @@ class HandDetector:
         dt = 0.0 if self._t is None else max(0.0, t - self._t)
         self._t = t
         feat = _features(rect)
+        level = _level(rect)
         ring = np.ones((GY, GX), bool)
         ring[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
         inner = ~ring
@@ -568,15 +665,19 @@ class HandDetector:
                 forced, seen_cells = got
                 forced &= self.unverified
         assert self.prev is not None
-        dep = _departure(feat, self.bg)
+        diff = _difference(feat, self.bg)
+        self.noise.observe(diff, level, ~_cells_to_pixels(self.hidden_cells))
+        sigma = self.noise.sigma(level)
+        dep = _judge(diff, sigma)
         frac = _cell_fraction(dep > 1.0)
-        mov = _cell_fraction(_departure(feat, self.prev) > 1.0) > 0.08
+        mov = _cell_fraction(_departure(feat, self.prev, sigma) > 1.0) > 0.08
         hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
         # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
         strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         hid = hid | (strong & (frac > 0.5 * self.off))
         self.still = np.where(mov, 0, self.still + 1)
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
+        hid = self._ghosts(hid, feat, frac, sigma, mov | forced)
         if self.unverified.any():
             hid = self._reveal(hid, feat, frac, forced, seen_cells, ring)
         self.hidden_cells = hid
@@ -639,6 +740,8 @@ class HandDetector:
         else:
             self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
         quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
+        if quiet:
+            self.quiet_look = self.bg.copy()
         if self.unverified.any() and not forced.any() and self.calm_t >= self.settle_s:
             self.unverified[:] = False    # the board has shown itself everywhere since the start
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,

@@ -15,7 +15,7 @@ import numpy as np
 from . import geometry as geo
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
-from .locate import BoardNotFoundError, find_lattice, orient, red_score
+from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_score
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 
 if TYPE_CHECKING:
@@ -155,10 +155,17 @@ class AnchorConfig:
     point is then read from its neighbour. `max_shift` (points) is how far off it may be;
     `min_gain_nats` is how much more likely (log-likelihood over the 90 points) the known position
     must be under the shifted lattice than under the current one before it is moved: a real
-    change on the board (a knocked piece) moves a few points' likelihood, never the whole board's."""
+    change on the board (a knocked piece) moves a few points' likelihood, never the whole board's.
+    A lattice found wrong in its spacing too (a steep view, lines of disc rims taken for the
+    lattice) is not mended by a shift: when even the best shift leaves the known position read
+    on fewer than `explained_share` of the points, up to `fresh_lattices` other lattices are
+    searched for in the frame (the finder's next best, the ones tried before passed over) and
+    each is shifted and turned the same way; the most likely of all wins."""
 
     max_shift: int = 1
     min_gain_nats: float = 40.0
+    explained_share: float = 0.9     # of the 90 points read as the known position says
+    fresh_lattices: int = 4
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,8 @@ class AnchorResult:
     shift_y: int
     turned: bool
     gain_nats: float
+    fresh: bool = False          # a lattice searched for anew, not the locked one shifted
+    explained: float = 0.0       # share of points read as the known position under the result
 
 
 @dataclass
@@ -379,8 +388,10 @@ class BoardReader:
         """Re-seat the locked lattice on a position known to stand on the board (the game's start,
         or the recorded position when the readings disagree with it): the lattice shifted by up to
         `max_shift` points either way, and turned, is scored by how likely `board` (90 characters
-        in point-index order) is under it; the best replaces the lock when it gains
-        `min_gain_nats`. Every point is read again at the next quiet frame. None: kept as it was."""
+        in point-index order) is under it; if none explains the position well, other lattices
+        found in the frame are tried the same way (AnchorConfig). The best replaces the lock when
+        it gains `min_gain_nats`. Every point is read again at the next quiet frame. None: kept
+        as it was."""
         if len(board) != NUM_POINTS:
             raise ValueError(f"anchor: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
         if self._clf is None or self.h is None or self.lock is None:
@@ -394,32 +405,57 @@ class BoardReader:
         model = self._clf.model
         rows = np.arange(NUM_POINTS)
 
-        def likelihood(h: np.ndarray) -> float:
+        def judge(h: np.ndarray) -> tuple[float, float]:
+            """(log-likelihood of the known position, share of points read as it) under h."""
             p = np.clip(model.predict(model.extract(frame_bgr, h)), 1e-6, 1.0)
-            return float(np.log(p[rows, ids]).sum())
+            return float(np.log(p[rows, ids]).sum()), float((p.argmax(axis=1) == ids).mean())
 
-        here = likelihood(self.h)
-        best: tuple[float, np.ndarray, AnchorResult] | None = None
-        k = config.max_shift
-        for turned in (False, True):
-            base = self.h @ geo.board_symmetry("rot180") if turned else self.h
-            for dx in range(-k, k + 1):
-                for dy in range(-k, k + 1):
-                    if not turned and dx == 0 and dy == 0:
-                        continue
-                    h = base @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
-                    h = h / h[2, 2]
-                    gain = likelihood(h) - here
-                    if best is None or gain > best[0]:
-                        best = (gain, h, AnchorResult(dx, dy, turned, round(gain, 1)))
-        if best is None or best[0] < config.min_gain_nats:
+        def shifted(h0: np.ndarray, skip_here: bool) -> list[tuple[np.ndarray, int, int, bool]]:
+            out = []
+            k = config.max_shift
+            for turned in (False, True):
+                base = h0 @ geo.board_symmetry("rot180") if turned else h0
+                for dx in range(-k, k + 1):
+                    for dy in range(-k, k + 1):
+                        if skip_here and not turned and dx == 0 and dy == 0:
+                            continue
+                        h = base @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
+                        out.append((h / h[2, 2], dx, dy, turned))
+            return out
+
+        here, here_share = judge(self.h)
+        best: tuple[float, float, np.ndarray, int, int, bool, "LatticeFit | None"] | None = None
+        for h, dx, dy, turned in shifted(self.h, skip_here=True):
+            ll, share = judge(h)
+            if best is None or ll > best[0]:
+                best = (ll, share, h, dx, dy, turned, None)
+        assert best is not None
+        if max(best[1], here_share) < config.explained_share and config.fresh_lattices > 0:
+            tried: list[np.ndarray] = [self.h]
+            for _ in range(config.fresh_lattices):
+                try:
+                    fit = find_lattice(frame_bgr, exclude=tuple(tried))
+                except BoardNotFoundError:
+                    break
+                tried.append(fit.homography)
+                for h, dx, dy, turned in shifted(orient(fit.homography), skip_here=False):
+                    ll, share = judge(h)
+                    if ll > best[0]:
+                        best = (ll, share, h, dx, dy, turned, fit)
+        ll, share, h, dx, dy, turned, fresh = best
+        gain = ll - here
+        if gain < config.min_gain_nats:
             return None
-        self.h = best[1]
-        self.lock.h = self.h.copy()
+        self.h = h
+        if fresh is not None:
+            self.lock = LockKeeper(h, fresh.polarity, fresh.support, fresh.score)
+            self.relocks += 1
+        else:
+            self.lock.h = self.h.copy()
         self.hands.reset()
         self._hidden = None
         self.dirty[:] = True
-        return best[2]
+        return AnchorResult(dx, dy, turned, round(gain, 1), fresh=fresh is not None, explained=round(share, 3))
 
     def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set") -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known

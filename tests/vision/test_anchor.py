@@ -57,3 +57,21 @@ def test_anchor_refuses_a_board_that_is_not_90_points(locked):
     reader, frame = locked
     with pytest.raises(ValueError, match="90 characters"):
         reader.anchor(frame, START[:80])
+
+
+def test_a_lattice_wrong_in_its_spacing_is_replaced_by_one_found_anew(locked):
+    """Not a shift a point off (that is mended by shifting) but a lattice of the wrong size, as a
+    steep camera's disc rims can give: no shift explains the known position, so the finder's
+    other lattices are tried and the one that explains it replaces the lock."""
+    reader, frame = locked
+    right = reader.h.copy()
+    shrink = np.array([[0.8, 0, 4 * 0.2], [0, 0.8, 4.5 * 0.2], [0, 0, 1.0]])   # about the centre
+    wrong = right @ shrink
+    reader.h = wrong / wrong[2, 2]
+    reader.lock.h = reader.h.copy()
+    moved = reader.anchor(frame, START)
+    assert moved is not None and moved.fresh and moved.explained >= 0.9
+    corners = lambda h: cv2.perspectiveTransform(np.array([[[0, 0], [8, 0], [8, 9], [0, 9]]], np.float64), h)
+    assert np.abs(corners(reader.h) - corners(right)).max() < 2.0
+    assert np.allclose(reader.lock.h, reader.h)
+    assert reader.dirty.all()
