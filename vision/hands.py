@@ -189,13 +189,16 @@ class NoiseModel:
         self.constant: np.ndarray | None = None   # (5,) per feature, pixel-value units
 
     def observe(self, diff: np.ndarray, level: np.ndarray, calm: np.ndarray) -> None:
-        """Add one frame's estimate from its difference from the background (`_difference`), the
-        pixel level and the pixels (H, W bool) where nothing is hidden."""
+        """Add one frame's estimate from its signed difference from the background (features
+        minus background), the pixel level and the pixels (H, W bool) where nothing is hidden.
+        The difference's median is taken off first: a lamp or the camera's exposure moving the
+        whole board's brightness is no grain (the brightness threshold already allows for it)."""
         sel = calm[::2, ::2]
         if int(sel.sum()) < 64:
             return
-        d = (diff[::2, ::2] * level[::2, ::2, None])[sel]
-        self._estimates.append((1.4826 * np.median(d, axis=0)).astype(np.float32))
+        x = diff[::2, ::2][sel]
+        x = np.abs(x - np.median(x, axis=0)) * level[::2, ::2][sel][:, None]
+        self._estimates.append((1.4826 * np.median(x, axis=0)).astype(np.float32))
         self.constant = np.median(np.stack(self._estimates), axis=0)
 
     def sigma(self, level: np.ndarray) -> np.ndarray | None:
@@ -507,7 +510,7 @@ class HandDetector:
         return out
 
     def _faint_arms(self, hid: np.ndarray, absorb: np.ndarray, ring: np.ndarray,
-                    seen: "Callable[[], np.ndarray | None]") -> np.ndarray:
+                    seen: "Callable[[], np.ndarray | None]", frac: np.ndarray) -> np.ndarray:
         """Regions about to settle that are hands whose arm crosses the ring only faintly.
 
         A sleeve or skin the colour of the table departs weakly on the ring, so such an arm may
@@ -515,13 +518,15 @@ class HandDetector:
         the ring at all, and hides the lattice on `min_region` of its points (a palm does; a
         cluster of pieces put down or knocked leaves the segments between points bare), is a
         hand. Once found, it stays one (`held`) for as long as it stays that big, without asking
-        the lattice again. Returns the cells that must not settle.
+        the lattice again. Points count towards that size only where they clearly depart (`on`):
+        the faint halo kept hidden around a piece just put down on an edge point would otherwise
+        keep the piece 'a hand' once the hand has gone. Returns the cells that must not settle.
         """
         out = np.zeros_like(hid)
         n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         if n <= 1:
             return out
-        inner_n = np.bincount(lab[~ring], minlength=n)
+        inner_n = np.bincount(lab[~ring & (frac > self.on)], minlength=n)
         touches = np.bincount(lab[ring & ~self.unverified], minlength=n) > 0
         big = (inner_n >= self.hand_points) & touches
         big[0] = False
@@ -665,10 +670,10 @@ class HandDetector:
                 forced, seen_cells = got
                 forced &= self.unverified
         assert self.prev is not None
-        diff = _difference(feat, self.bg)
-        self.noise.observe(diff, level, ~_cells_to_pixels(self.hidden_cells))
+        signed = feat - self.bg
+        self.noise.observe(signed, level, ~_cells_to_pixels(self.hidden_cells))
         sigma = self.noise.sigma(level)
-        dep = _judge(diff, sigma)
+        dep = _judge(np.abs(signed), sigma)
         frac = _cell_fraction(dep > 1.0)
         mov = _cell_fraction(_departure(feat, self.prev, sigma) > 1.0) > 0.08
         hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
@@ -714,7 +719,7 @@ class HandDetector:
             absorb = absorb | (hid & quick)
         absorb = (absorb & ~forced) | self._left_behind(hid & ~forced, inner, arm, settled, frac)
         if absorb.any() or self.held.any():
-            absorb &= ~self._faint_arms(hid, absorb, ring, seen_now)
+            absorb &= ~self._faint_arms(hid, absorb, ring, seen_now, frac)
         if absorb.any():
             m = _cells_to_pixels(absorb)
             self.bg = np.where(m[..., None], feat, self.bg)

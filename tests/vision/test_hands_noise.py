@@ -115,10 +115,10 @@ def test_the_noise_model_scales_with_the_darkness_of_each_pixel():
     rng = np.random.default_rng(1)
     nm = NoiseModel()
     assert nm.sigma(np.full((4, 4), 100.0, np.float32)) is None
-    from vision.hands import _difference, _features, _level
+    from vision.hands import _features, _level
     img = scene(START)
     a, b = noisy(img, rng, 5.0), noisy(img, rng, 5.0)
-    nm.observe(_difference(_features(a), _features(b)), _level(a), np.ones(a.shape[:2], bool))
+    nm.observe(_features(a) - _features(b), _level(a), np.ones(a.shape[:2], bool))
     dark, lit = nm.sigma(np.array([[25.0]])), nm.sigma(np.array([[200.0]]))
     assert dark is not None and lit is not None
     assert np.allclose(dark / lit, 8.0, rtol=1e-5)
