@@ -313,22 +313,35 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
         return (c != EMPTY and p not in involved and p not in knocked
                 and mover.owns(CLASS_LETTERS[c]) and not was_between(cfg, before, p))
 
-    def contact(d: Dwell) -> int | None:
+    def contact(d: Dwell, moved: set[int] | None = None) -> int | None:
         # where the fingers may be is a few points; if the moved piece is one of
         # them, the rest was on it (never accuse a touch the pick-up explains)
         cands = contacts(ep, d, mover)
         for p in cands:
             if p in beside:
                 return m.from_sq
-            if p in involved:
+            if p in (involved if moved is None else moved):
                 return p
         for p in cands:
             if int(before.classes[p]) != EMPTY:
                 return p
         return None
 
+    def contact_before_pick(d: Dwell) -> int | None:
+        return contact(d, involved - {m.to_sq})
+
     ds = dwells(ep, mover, cfg.dwell_s)
     cs = [contact(d) for d in ds]
+    # An empty destination cannot be touched before the piece is picked up: a rest read there
+    # before the last rest on the moved piece is the hand on its way, and the fingertips may
+    # be on a piece beside it (the king the player touched first, then the advisor moved)
+    early = involved
+    if m.to_sq not in s.before_pos.pieces():
+        last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
+        early = involved - {m.to_sq}
+        for i in range(last_pick):
+            if cs[i] == m.to_sq:
+                cs[i] = contact_before_pick(ds[i])
     # The pick-up is the last rest on the moved piece before the put-down (the
     # last rest on the destination). A victim lifted first (a rest on the
     # destination before the pick-up) is carried off the board; rests after
@@ -365,7 +378,7 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
             limit = first_victim[0]
     for d in ds[:limit]:
         cands = contacts(ep, d, mover)
-        if any(p in involved for p in cands):
+        if any(p in early for p in cands):
             continue      # the hand may have been on the moved piece itself
         pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
         if not pieces or not own_unmoved(pieces[0]):

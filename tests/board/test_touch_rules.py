@@ -144,3 +144,20 @@ def test_a_brief_cover_while_the_hand_roams_is_no_touch():
     _settle(it, pos, None, [(["f0"], 0.24), (["d0", "d1"], 0.12), (["c0", "c1", "c2"], 0.12)])
     ev = _settle(it, pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)], start=40)
     assert _touches(ev) == []
+
+
+def test_a_rest_beside_the_empty_destination_before_the_pick_up_is_a_touch_of_the_piece_there():
+    # black's fingertips rest over the empty e8 with the hand on the general e9 (tuning clip
+    # 8314), then pick up the advisor d9 and put it on e8: the rest came before the pick-up,
+    # so it was not the put-down on e8, and the piece under the hand was the general
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    ev = _run(pos, "d9e8", [(["e8", "e9", "f9"], 0.5), (["d9", "d8", "c9"], 0.4), (["d9", "e8"], 0.12)])
+    assert _touches(ev) == [sorted([_p("e9"), _p("d9")])]
+
+
+def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    ev = _run(pos, "d9e8", [(["d9", "d8", "c9"], 0.4), (["e8", "e9", "f9"], 0.5)])
+    assert _touches(ev) == []
