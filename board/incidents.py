@@ -616,6 +616,13 @@ class IncidentTracker:
         remember_last_move(facts, self.memory)
         return list(found.events)
 
+    def forget_last_move(self) -> None:
+        """A correction re-stated the last plies: the piece the record said was just put down was
+        not put down there, so a hand going back to that point is no re-touch (tuning clip 8321: a
+        disc left between points read as a move, corrected, then 'retouched'). The corrected move's
+        release was not seen as such; nothing is judged as its re-touch."""
+        self.memory.last_move = None
+
     def flush(self) -> list[Event]:
         """The source ended: knocks still waiting for a second look are reported as they are."""
         out: list[Event] = [k.event for k in self.memory.pending_faded]

@@ -449,6 +449,7 @@ class Tracker:
                 f"ply {ply + first} was re-stated ({' '.join(m.iccs() for m in was)} -> "
                 f"{' '.join(m.iccs() for m in now)}); the {inc.kind.replace('_', ' ')} on "
                 f"{', '.join(point_name(p) for p in inc.points)} was judged on the record it replaced"))
+        self.incidents.forget_last_move()
         for m, t in zip(replacement, times):
             played = rec.play(m, t)
             events.append(MoveEvent(t, self.ply, m.iccs(), played.side, played.notation, rec.position.fen(),

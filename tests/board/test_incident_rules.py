@@ -202,3 +202,16 @@ def test_the_tracker_applies_only_the_rules_it_is_given():
         ["between_points"]
     assert IncidentTracker(rules=(retouch,)).after_settle(facts.episode, facts.after, ex, pos, 1) == []
     assert CLASS_LETTERS[int(facts.after.classes[_p("e2")])] == "C"
+
+
+def test_after_a_correction_the_point_the_record_had_wrong_is_no_retouch():
+    # the record said h0h1 (a disc left between points read as a move), a correction re-stated
+    # the ply; the hand that then puts the disc right on h0/h1 re-touches no released piece
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    incidents = IncidentTracker(IncidentConfig())
+    incidents.memory.last_move = LastMove(_p("e2"), Side.RED, 1, 0)
+    incidents.forget_last_move()
+    found = Findings()
+    retouch(_facts(pos, None, [(["e2"], 0.4)]), incidents.memory, found)
+    assert found.events == []
