@@ -266,13 +266,13 @@ def vanished_piece(ctx: SettleContext) -> SettleOutcome | None:
     return SettleOutcome("vanished_piece", put_down_off_point(pos, choice, ev), between=choice)
 
 
-def knocked_off_point(ctx: SettleContext) -> int | None:
-    """The point of a piece knocked off the board: the only change is one piece gone
-    from its point, a hand or arm came within two points of it, and no legal move
-    accounts for it. A piece gone with no hand near it is a reading the tracker cannot
-    explain (out of sync), not an incident."""
+def knocked_off_point(ctx: SettleContext, reference: np.ndarray | None = None) -> int | None:
+    """The point of a piece knocked off the board: the only change from `reference` (the
+    recorded position's classes by default) is one piece gone from its point, a hand or arm
+    came within two points of it, and no legal move accounts for it. A piece gone with no hand
+    near it is a reading the tracker cannot explain (out of sync), not an incident."""
     ev = ctx.evidence
-    ref = board_classes(ctx.position)
+    ref = board_classes(ctx.position) if reference is None else reference
     diff = ev.contradictions(ref, ctx.cfg.explain.contradiction)
     if len(diff) != 1:
         return None
@@ -290,15 +290,9 @@ def knocked_off_point(ctx: SettleContext) -> int | None:
     return int(p) if near else None
 
 
-def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
-    """A piece knocked off the board: the game goes on without it. The incident is recorded and
-    the position kept (the arbiter has it put back); later moves are read around its point.
-    The side is the one whose hand was over the board (by its covered frames), else the side to move."""
-    if ctx.explanation.explains:
-        return None
-    p = knocked_off_point(ctx)
-    if p is None:
-        return None
+def _knocked_off_event(ctx: SettleContext, p: int) -> Event:
+    """The knocked-off incident for the piece the record has on p. The side is the one whose
+    hand was over the board (by its covered frames), else the side to move."""
     pos, ep = ctx.position, ctx.episode
     piece = pos.piece_at(p) or "?"
     hand_ep = ep if ep.covered or ctx.prev_episode is None else ctx.prev_episode
@@ -310,8 +304,34 @@ def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     ev, offsets = ctx.evidence, ctx.offsets
     near = any(ev.visible[q] and np.abs(offsets[q]).max() >= ctx.cfg.incidents.between * 0.5
                and ev.observed()[q] == 0 for q in (p,) + tuple(neighbours(p)))
-    event = ctx.incidents.knocked_off(ctx.last.t, ctx.ply, side, piece, p, near, settle_frames_of(ctx))
-    return SettleOutcome("knocked_off", _no_change(pos), events=[event])
+    return ctx.incidents.knocked_off(ctx.last.t, ctx.ply, side, piece, p, near, settle_frames_of(ctx))
+
+
+def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
+    """A piece knocked off the board: the game goes on without it. The incident is recorded and
+    the position kept (the arbiter has it put back); later moves are read around its point."""
+    if ctx.explanation.explains:
+        return None
+    p = knocked_off_point(ctx)
+    if p is None:
+        return None
+    return SettleOutcome("knocked_off", _no_change(ctx.position), events=[_knocked_off_event(ctx, p)])
+
+
+def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
+    """The most likely legal move explains every point but one, and that one is a piece of the
+    record gone from its point with the hand near it: the mover knocked it off the board while
+    moving (tuning clip 8317: a cannon's capture sweeps the soldier beside it off). The move is
+    recorded and the piece kept in the record (the arbiter has it put back), as `knocked_off`
+    does when nothing else changed."""
+    ex = ctx.explanation
+    if ex.explains or not ex.moves or ex.score < ctx.cfg.explain.accept_gain or len(ex.residual) != 1:
+        return None
+    p = knocked_off_point(ctx, ex.board)
+    if p is None or p != ex.residual[0] or any(p in (m.from_sq, m.to_sq) for m in ex.moves):
+        return None
+    accepted = Explanation(list(ex.moves), ex.score, ex.margin, ex.board, [], list(ex.runner_up))
+    return SettleOutcome("move_and_knocked_off", accepted, events=[_knocked_off_event(ctx, p)])
 
 
 def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:
@@ -333,6 +353,7 @@ EXPLAINERS: tuple[Explainer, ...] = (
     legal_moves,
     vanished_piece,
     knocked_off,
+    move_and_knocked_off,
     earlier_move_corrected,
 )
 """Tried in this order; the first outcome wins. None of them: the board is unexplained."""

@@ -15,7 +15,7 @@ from board.incidents import IncidentTracker
 from board.record import GameRecord
 from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected, explain_settle,
                           fewer_plies_by_correction, given_start_position, knocked_off, legal_moves,
-                          off_point_destination_move, vanished_piece)
+                          move_and_knocked_off, off_point_destination_move, vanished_piece)
 from board.sync import SettleKind, SyncState
 from board.window import Frame, SettleReading, SettleWindow, WindowConfig, read_frames
 from rules import Move, Position, Side
@@ -58,7 +58,7 @@ def _ctx(record: GameRecord, reading: SettleReading, covered: Sequence[str] = ()
 def test_the_explainers_are_tried_in_the_stated_order():
     assert [e.__name__ for e in EXPLAINERS] == [
         "given_start_position", "off_point_destination_move", "fewer_plies_by_correction", "legal_moves",
-        "vanished_piece", "knocked_off", "earlier_move_corrected"]
+        "vanished_piece", "knocked_off", "move_and_knocked_off", "earlier_move_corrected"]
 
 
 def test_a_legal_move_on_the_board_is_accepted_by_the_legal_moves_step():
@@ -103,6 +103,24 @@ def test_a_piece_gone_with_a_hand_beside_it_is_knocked_off_and_the_position_kept
     assert out is not None and out.explanation.moves == []
     assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("a3")])]
     assert knocked_off(_ctx(rec, _reading(board))) is None   # no hand near: not an incident
+
+
+def test_a_move_that_knocks_a_piece_beside_it_off_the_board_is_recorded_with_the_knock():
+    rec = GameRecord.starting(Position())
+    # the cannon h2 takes the horse h9 and the hand sweeps the soldier i6 off the board
+    board = _after(rec.position, "h2h9")
+    board[_p("i6")] = 0
+    ctx = _ctx(rec, _reading(board), covered=["h8", "h9", "i8", "i7"])
+    assert legal_moves(ctx) is None and knocked_off(ctx) is None
+    out = move_and_knocked_off(ctx)
+    assert out is not None and [m.iccs() for m in out.explanation.moves] == ["h2h9"]
+    assert out.explanation.board[_p("i6")] != 0          # kept in the record: the arbiter puts it back
+    assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("i6")])]
+    # no hand near the soldier: the board is unexplained, not an incident
+    assert move_and_knocked_off(_ctx(rec, _reading(board), covered=["h2", "h1"])) is None
+    # two pieces gone besides the move: no single knock explains it
+    board[_p("g6")] = 0
+    assert move_and_knocked_off(_ctx(rec, _reading(board), covered=["h8", "h9", "i8", "i7", "g7"])) is None
 
 
 def test_a_recent_move_the_board_shows_was_another_is_corrected():
