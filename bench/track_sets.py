@@ -99,6 +99,21 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 26.0, "azimuth_deg": 160.0, "fov_deg": 51.0, "noise": 3.5, "bump": True}),
     BenchClip(8322, "plastic", 8, (("touch_move_other", 3), ("arm_pass", 6), ("arm_pass", 8)),
               {"tilt_deg": 10.0, "azimuth_deg": 275.0, "fov_deg": 75.0, "blur": 1.0, "glare": True, "bump": True}),
+    # added after the third held-back score (all 80 moves right; recall lost on knocks and
+    # touch-moves in games read right, clips not looked into): more of those two kinds
+    BenchClip(8323, "wood", 8, (("knocked", 2), ("touch_move_other", 4), ("knocked", 7)),
+              {"tilt_deg": 20.0, "azimuth_deg": 40.0, "fov_deg": 60.0, "noise": 3.0, "bump": True}),
+    BenchClip(8324, "cloth", 8, (("touch_move_other", 2), ("knocked", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 34.0, "azimuth_deg": 190.0, "fov_deg": 55.0, "shadows": True, "bump": False}),
+    BenchClip(8325, "paper", 8, (("knocked", 3), ("arm_pass", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 12.0, "azimuth_deg": 300.0, "fov_deg": 66.0, "blur": 1.4, "bump": True}),
+    BenchClip(8326, "mat", 8, (("touch_move_other", 3), ("knocked", 6), ("arm_pass", 7)),
+              {"tilt_deg": 41.0, "azimuth_deg": 95.0, "fov_deg": 71.0, "distortion": 0.03, "bump": True}),
+    BenchClip(8327, "plastic", 8, (("knocked", 2), ("touch_move_other", 5), ("retouch", 8)),
+              {"tilt_deg": 7.0, "azimuth_deg": 160.0, "fov_deg": 50.0, "noise": 5.0, "glare": True, "bump": True}),
+    BenchClip(8328, "wood", 8, (("touch_move_other", 2), ("arm_pass", 4), ("knocked", 6)),
+              {"tilt_deg": 29.0, "azimuth_deg": 245.0, "fov_deg": 62.0, "distortion": -0.07, "shadows": True,
+               "bump": True}),
 )
 
 # Scored only: never run while tuning. Ten games (the unit: false incidents per 10 games).
