@@ -275,7 +275,9 @@ def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[i
     if not before.visible[p]:
         return set()
     off = np.asarray(before.offsets[p], dtype=np.float64)
-    if float(np.linalg.norm(off)) < cfg.knock:
+    # clearly off its point (`between`): a disc measured a knock's worth off (0.2 spacings, as a
+    # JPEG-compressed frame can make a disc sitting on its point) is picked up over its point
+    if float(np.linalg.norm(off)) < cfg.between:
         return set()
     x, y = p % 9 + off[0], p // 9 + off[1]
     out = set()

@@ -72,10 +72,15 @@ def test_a_rest_on_an_edge_piece_before_moving_a_piece_one_point_over_is_a_touch
     assert len(touches) == 1 and _p("i3") in touches[0] and _p("i0") in touches[0]
 
 
-def _episode(position: Position, stretches: list[tuple[list[str], float]], start: int = 1):
-    """An episode of the hand's stretches (covered points, seconds) over `position`."""
+def _episode(position: Position, stretches: list[tuple[list[str], float]], start: int = 1,
+             offsets: dict[str, tuple[float, float]] | None = None):
+    """An episode of the hand's stretches (covered points, seconds) over `position`, the discs
+    seen `offsets` (point -> spacings) off their points before it."""
     classes = board_classes(position)
-    before = Settled(0.0, start - 1, classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90),
+    off = np.zeros((90, 2))
+    for name, xy in (offsets or {}).items():
+        off[_p(name)] = xy
+    before = Settled(0.0, start - 1, classes, off, np.ones(90, bool), np.ones(90),
                      empty_prob=np.zeros(90))
     ep = Episode(start / FPS, start, before)
     ep.homography = TOP_DOWN
@@ -92,9 +97,10 @@ def _episode(position: Position, stretches: list[tuple[list[str], float]], start
 
 
 def _settle(it: IncidentTracker, position: Position, move: str | None,
-            stretches: list[tuple[list[str], float]], start: int = 1) -> list:
+            stretches: list[tuple[list[str], float]], start: int = 1,
+            offsets: dict[str, tuple[float, float]] | None = None) -> list:
     """One settled episode through `it`: ending in `move`, or with nothing moved (None)."""
-    ep, f = _episode(position, stretches, start)
+    ep, f = _episode(position, stretches, start, offsets)
     after_pos = position.copy()
     moves = []
     if move is not None:
@@ -161,3 +167,16 @@ def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos.push(Move.from_iccs("h2e2"))
     ev = _run(pos, "d9e8", [(["d9", "d8", "c9"], 0.4), (["e8", "e9", "f9"], 0.5)])
     assert _touches(ev) == []
+
+
+def test_a_moved_disc_measured_a_knock_off_its_point_is_still_picked_up_over_its_point():
+    # the touch planted in tests/runtime/test_trust.py's clip: black rests on the soldier c6
+    # (fingers over c6/c7), then moves the cannon b7-a7. On JPEG frames the cannon's disc was
+    # measured 0.2 spacings off b7, which made c7 a place its pick-up could be read on, and the
+    # rest on c6 the pick-up: a disc is picked up beside its point only when clearly off it
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    rest = [(["c6", "c7"], 0.6), (["b6", "c6", "b7", "c7"], 0.08), (["a7", "b7", "a8", "b8"], 0.1)]
+    for off in ((0.04, 0.16), (0.04, 0.2)):
+        ev = _settle(IncidentTracker(), pos, "b7a7", rest, offsets={"b7": off})
+        assert _touches(ev) == [sorted([_p("c6"), _p("b7")])], off

@@ -204,7 +204,7 @@ def test_a_full_disk_stops_with_one_clear_line_and_a_whole_record(clip, tmp_path
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
-def test_a_clip_served_live_over_mjpeg_records_the_same_moves_as_the_file(clip, reference, tmp_path):
+def test_a_clip_served_live_over_mjpeg_records_the_same_moves_and_incidents_as_the_file(clip, reference, tmp_path):
     path, fen, _ = clip
     _, ref_events = reference
     with MjpegServer(clip_frames(path)) as server:
@@ -214,9 +214,10 @@ def test_a_clip_served_live_over_mjpeg_records_the_same_moves_as_the_file(clip, 
     events, _ = read_events(out / "events.jsonl")
     drops = [e for e in events if e.get("status") == "frames_dropped"]
     assert _moves(events) == _moves(ref_events), (r.stderr, drops)
-    # no accusation the file run did not make (the JPEG-compressed stream may still lose a touch
-    # the file run finds: a marginal reading, see the closing notes of issue 10)
-    assert set(_incidents(events)) <= set(_incidents(ref_events)), (r.stderr, drops)
+    # the same incidents: none the file run did not make, and the clip's planted touch too
+    assert set(_incidents(events)) == set(_incidents(ref_events)), (r.stderr, drops, _incidents(events),
+                                                                    _incidents(ref_events))
+    assert any(k == "touch_move_other" for k, _, _ in _incidents(events))
     # the stream ending is the camera going away: said, and the record kept
     assert events[-1]["type"] == "tracking" and events[-1]["status"] == "source_error", events[-1]
 
