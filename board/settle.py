@@ -209,9 +209,8 @@ def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
         return None
     m = ex.moves[0]
     ev, pos = ctx.evidence, ctx.position
-    moved_class = board_classes(pos)[m.from_sq]
-    if ev.observed()[m.to_sq] == moved_class:
-        return None
+    if ev.observed()[m.to_sq] != 0:
+        return None   # a piece is read there (perhaps misread as another kind): it was put down there
     dests = [d for d in pos.legal_moves() if d.from_sq == m.from_sq
              and pos.piece_at(d.to_sq) is None and ev.visible[d.to_sq]]
     alt = off_point_destination(dests, ev, ctx.offsets, ctx.cfg.incidents)

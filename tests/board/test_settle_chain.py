@@ -93,6 +93,22 @@ def test_a_piece_put_down_between_points_beside_the_read_destination_is_moved_th
     assert [m.iccs() for m in out.explanation.moves] == ["h2e2"]
 
 
+def test_a_moved_piece_read_as_another_own_kind_at_its_destination_is_still_that_move():
+    rec = GameRecord.starting(Position())
+    # the cannon h2 goes to f2, where a set the model reads poorly shows a chariot; a disc of
+    # another piece is seen off the points near h3 (where the hand rested): the cannon was not
+    # put down between points there (tuning clip 8325)
+    board = _after(rec.position, "h2f2")
+    board[_p("f2")] = board[_p("a0")]            # read as a red chariot
+    offsets = np.zeros((90, 2))
+    offsets[_p("h3")] = (0.0, -0.45)
+    ctx = _ctx(rec, _reading(board, offsets), covered=["h2", "h3", "g3"])
+    assert off_point_destination_move(ctx) is None     # a piece is read there: it was put down there
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "legal_moves" and out.between is None
+    assert [m.iccs() for m in out.explanation.moves] == ["h2f2"]
+
+
 def test_a_piece_gone_with_a_hand_beside_it_is_knocked_off_and_the_position_kept():
     rec = GameRecord.starting(Position())
     board = board_classes(rec.position)
