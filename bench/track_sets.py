@@ -116,7 +116,7 @@ TUNING: tuple[BenchClip, ...] = (
                "bump": True}),
 )
 
-# Scored only: never run while tuning. Ten games (the unit: false incidents per 10 games).
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
 HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(8801, "plastic", 8, (("arm_pass", 2), ("touch_move_other", 4), ("knocked", 6)),
               {"tilt_deg": 42.0, "azimuth_deg": 130.0, "fov_deg": 72.0, "distortion": 0.04, "bump": True}),
@@ -140,6 +140,28 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 36.0, "azimuth_deg": 265.0, "fov_deg": 56.0, "glare": True, "bump": True}),
     BenchClip(8810, "mat", 8, (("retouch", 3), ("arm_pass", 5), ("touch_move_other", 8)),
               {"tilt_deg": 22.0, "azimuth_deg": 315.0, "fov_deg": 70.0, "blur": 0.6, "shadows": True, "bump": True}),
+    # ten more, added (and scored once) at the end of the session that brought the first ten to
+    # 80/80 moves: twenty games halve the chance swing of a per-10-games figure
+    BenchClip(8811, "wood", 8, (("touch_move_other", 2), ("arm_pass", 4), ("knocked", 6)),
+              {"tilt_deg": 14.0, "azimuth_deg": 50.0, "fov_deg": 58.0, "noise": 4.0, "bump": True}),
+    BenchClip(8812, "cloth", 8, (("retouch", 3), ("between_points", 5), ("arm_pass", 7)),
+              {"tilt_deg": 31.0, "azimuth_deg": 200.0, "fov_deg": 64.0, "glare": True, "bump": True}),
+    BenchClip(8813, "paper", 8, (("arm_pass", 2), ("knocked", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 5.0, "azimuth_deg": 140.0, "fov_deg": 52.0, "blur": 1.5, "shadows": True, "bump": False}),
+    BenchClip(8814, "plastic", 8, (("between_points", 2), ("touch_move_other", 5), ("retouch", 7)),
+              {"tilt_deg": 25.0, "azimuth_deg": 330.0, "fov_deg": 68.0, "distortion": -0.06, "bump": True}),
+    BenchClip(8815, "mat", 8, (("knocked", 3), ("arm_pass", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 38.0, "azimuth_deg": 80.0, "fov_deg": 60.0, "noise": 2.0, "bump": True}),
+    BenchClip(8816, "wood", 8, (("arm_pass", 1), ("retouch", 4), ("knocked", 7)),
+              {"tilt_deg": 19.0, "azimuth_deg": 260.0, "fov_deg": 73.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8817, "cloth", 8, (("touch_move_other", 3), ("between_points", 6), ("arm_pass", 8)),
+              {"tilt_deg": 9.0, "azimuth_deg": 10.0, "fov_deg": 47.0, "noise": 5.5, "blur": 1.0, "bump": True}),
+    BenchClip(8818, "paper", 8, (("retouch", 2), ("arm_pass", 3), ("touch_move_other", 5)),
+              {"tilt_deg": 35.0, "azimuth_deg": 170.0, "fov_deg": 57.0, "distortion": 0.03, "bump": False}),
+    BenchClip(8819, "plastic", 8, (("knocked", 2), ("touch_move_other", 4), ("between_points", 7)),
+              {"tilt_deg": 16.0, "azimuth_deg": 290.0, "fov_deg": 63.0, "blur": 0.8, "bump": True}),
+    BenchClip(8820, "mat", 8, (("arm_pass", 2), ("touch_move_other", 6), ("retouch", 8)),
+              {"tilt_deg": 28.0, "azimuth_deg": 120.0, "fov_deg": 66.0, "shadows": True, "noise": 3.0, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
