@@ -174,6 +174,16 @@ def disc_shift(s: SettleFacts, p: int) -> float:
     return float(np.linalg.norm(s.after.offsets[p] - s.before.offsets[p] - s.drift))
 
 
+def farther_off(s: SettleFacts, p: int) -> bool:
+    """The disc on p sits farther from its point after the settle than before (the common drift
+    taken off). A knock pushes a disc off its point; a disc measured a little differently once a
+    hand has passed over it moves either way (tuning clips 8330, 8336: untouched discs 'moved'
+    0.21-0.23 spacings toward their points)."""
+    before = float(np.linalg.norm(s.before.offsets[p]))
+    after = float(np.linalg.norm(s.after.offsets[p] - s.drift))
+    return after > before
+
+
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
     """The disc on p was already off its point before (being put right is not an incident)."""
     return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= cfg.between)
@@ -456,6 +466,8 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # the offset of a disc the reader hardly recognised is a guess (a rim fitted to the wrong
         # circle jumps by ~0.2 spacings): only a disc read clearly before can be seen knocked
         shift = disc_shift(s, p) if before.ref_prob[p] >= cfg.clear_read else 0.0
+        if shift >= cfg.knock and not farther_off(s, p):
+            shift = 0.0   # measured nearer its point than before: re-measured or put right, not knocked off
         is_faded = faded(s, p)
         if (shift >= cfg.knock or is_faded) and p not in pending:
             found.knocked.add(p)

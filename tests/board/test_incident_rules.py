@@ -127,6 +127,25 @@ def test_an_unmoved_disc_shoved_off_its_place_is_knocked_but_a_camera_drift_is_n
     assert found2.events == [] and found2.knocked == set()
 
 
+def test_a_disc_measured_nearer_its_point_after_a_hand_passed_is_not_knocked():
+    # tuning clips 8330 and 8336: discs seen 0.12-0.33 off before, 0.0-0.13 after a hand passed
+    # over them, 0.21-0.23 spacings of 'shift' toward their points
+    pos = Position()
+    before, after = np.zeros((90, 2)), np.zeros((90, 2))
+    before[_p("a3")] = (-0.12, -0.02)
+    after[_p("a3")] = (0.11, 0.0)
+    found = Findings()
+    knocked(_facts(pos, "h2e2", [(["a3", "a2"], 0.3)], before_offsets=before, after_offsets=after),
+            IncidentMemory(), found)
+    assert found.events == []
+    # the same shift pushing it farther off its point is a knock
+    after[_p("a3")] = (-0.34, -0.02)
+    found = Findings()
+    knocked(_facts(pos, "h2e2", [(["a3", "a2"], 0.3)], before_offsets=before, after_offsets=after),
+            IncidentMemory(), found)
+    assert [(e.kind, e.points) for e in found.events] == [("knocked", [_p("a3")])]
+
+
 def test_a_disc_that_fades_beside_the_hand_waits_for_a_second_look():
     pos = Position()
     empty = np.zeros(90)
