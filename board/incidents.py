@@ -325,22 +325,19 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
         return (c != EMPTY and p not in involved and p not in knocked
                 and mover.owns(CLASS_LETTERS[c]) and not was_between(cfg, before, p))
 
-    def contact(d: Dwell, moved: set[int] | None = None) -> int | None:
+    def contact(d: Dwell, moving: set[int] = involved) -> int | None:
         # where the fingers may be is a few points; if the moved piece is one of
         # them, the rest was on it (never accuse a touch the pick-up explains)
         cands = contacts(ep, d, mover)
         for p in cands:
             if p in beside:
                 return m.from_sq
-            if p in (involved if moved is None else moved):
+            if p in moving:
                 return p
         for p in cands:
             if int(before.classes[p]) != EMPTY:
                 return p
         return None
-
-    def contact_before_pick(d: Dwell) -> int | None:
-        return contact(d, involved - {m.to_sq})
 
     ds = dwells(ep, mover, cfg.dwell_s)
     cs = [contact(d) for d in ds]
@@ -349,11 +346,11 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
     # be on a piece beside it (the king the player touched first, then the advisor moved)
     early = involved
     if m.to_sq not in s.before_pos.pieces():
-        last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
         early = involved - {m.to_sq}
+        last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
         for i in range(last_pick):
             if cs[i] == m.to_sq:
-                cs[i] = contact_before_pick(ds[i])
+                cs[i] = contact(ds[i], early)
     # The pick-up is the last rest on the moved piece before the put-down (the
     # last rest on the destination). A victim lifted first (a rest on the
     # destination before the pick-up) is carried off the board; rests after

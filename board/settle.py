@@ -9,7 +9,7 @@ record of what it has reported (a knocked piece is reported once).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -329,8 +329,7 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     p = knocked_off_point(ctx, ex.board)
     if p is None or p != ex.residual[0] or any(p in (m.from_sq, m.to_sq) for m in ex.moves):
         return None
-    accepted = Explanation(list(ex.moves), ex.score, ex.margin, ex.board, [], list(ex.runner_up))
-    return SettleOutcome("move_and_knocked_off", accepted, events=[_knocked_off_event(ctx, p)])
+    return SettleOutcome("move_and_knocked_off", replace(ex, residual=[]), events=[_knocked_off_event(ctx, p)])
 
 
 def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:

@@ -129,14 +129,8 @@ def _level(rect: np.ndarray) -> np.ndarray:
     return rect.astype(np.float32).sum(axis=2) / 3.0 + 4.0
 
 
-def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|a - b| per feature."""
-    return np.abs(a - b)
-
-
 def _judge(d: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
-    """Per-pixel 'something else is here' from feature differences (`_difference`); > 1 means
-    changed.
+    """Per-pixel 'something else is here' from absolute feature differences; > 1 means changed.
 
     Chroma and texture departures count fully; a pure brightness change only beyond what a
     shadow or a lamp can do (~x2.5 locally). `noise` (H, W, 5): the standard deviation that
@@ -163,7 +157,7 @@ def _judge(d: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
 
 def _departure(a: np.ndarray, b: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
     """`_judge` of the difference between two feature images."""
-    return _judge(_difference(a, b), noise)
+    return _judge(np.abs(a - b), noise)
 
 
 NOISE_SIGMAS = 3.5   # a departure stands this many noise deviations clear (pure noise: ~1e-3 of pixels)
@@ -579,10 +573,13 @@ class HandDetector:
         if release.any():
             # they stay unverified: a sleeve drawn slowly off a point may still have lain on part
             # of it, and the point is then released again once it departs from that and is still
-            assert self.bg is not None
-            m = _cells_to_pixels(release)
-            self.bg = np.where(m[..., None], feat, self.bg)
+            self._learn(release, feat)
         return hid & ~release
+
+    def _learn(self, cells: np.ndarray, feat: np.ndarray) -> None:
+        """Take this frame's look of `cells` (GY, GX) as the background there."""
+        assert self.bg is not None
+        self.bg = np.where(_cells_to_pixels(cells)[..., None], feat, self.bg)
 
     def _ghosts(self, hid: np.ndarray, feat: np.ndarray, frac: np.ndarray, sigma: np.ndarray | None,
                 keep: np.ndarray) -> np.ndarray:
@@ -603,8 +600,7 @@ class HandDetector:
         ghost = hid & back & (frac > self.on) & ~keep
         if not ghost.any():
             return hid
-        m = _cells_to_pixels(ghost)
-        self.bg = np.where(m[..., None], feat, self.bg)
+        self._learn(ghost, feat)
         self.hidden_cells &= ~ghost
         return hid & ~ghost
 
@@ -721,8 +717,7 @@ class HandDetector:
         if absorb.any() or self.held.any():
             absorb &= ~self._faint_arms(hid, absorb, ring, seen_now, frac)
         if absorb.any():
-            m = _cells_to_pixels(absorb)
-            self.bg = np.where(m[..., None], feat, self.bg)
+            self._learn(absorb, feat)
             self.hidden_cells &= ~absorb
             hid = self.hidden_cells
         # slow drift of light where nothing is going on

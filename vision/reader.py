@@ -181,6 +181,30 @@ class AnchorResult:
 
 
 @dataclass
+class _Seat:
+    """One lattice BoardReader.anchor tries: where it came from and how well the known position
+    reads under it."""
+
+    h: np.ndarray
+    shift_x: int
+    shift_y: int
+    turned: bool
+    loglik: float                # of the known position
+    share: float                 # of points read as it
+    fit: "LatticeFit | None"     # a lattice searched for anew; None: the locked one shifted
+
+
+def _board_ids(board: str, who: str) -> np.ndarray:
+    """A 90-character board (point-index order) as class indices; a clear error naming `who`."""
+    if len(board) != NUM_POINTS:
+        raise ValueError(f"{who}: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+    try:
+        return np.array([CLASSES.index(c) for c in board])
+    except ValueError:
+        raise ValueError(f"{who}: board has characters outside {''.join(CLASSES)!r}") from None
+
+
+@dataclass
 class PhotoReading:
     """One photo read: the Observation (probs already the joint reading's) and the joint
     reading itself (`unsure` points, which end was kept), None when read point by point."""
@@ -392,77 +416,70 @@ class BoardReader:
         found in the frame are tried the same way (AnchorConfig). The best replaces the lock when
         it gains `min_gain_nats`. Every point is read again at the next quiet frame. None: kept
         as it was."""
-        if len(board) != NUM_POINTS:
-            raise ValueError(f"anchor: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+        ids = _board_ids(board, "anchor")
         if self._clf is None or self.h is None or self.lock is None:
             return None
         if self.camera is not None:
             frame_bgr = self.camera.undistort(frame_bgr)
-        try:
-            ids = np.array([CLASSES.index(c) for c in board])
-        except ValueError:
-            raise ValueError(f"anchor: board has characters outside {''.join(CLASSES)!r}") from None
         model = self._clf.model
         rows = np.arange(NUM_POINTS)
+        here = self.h
 
         def judge(h: np.ndarray) -> tuple[float, float]:
             """(log-likelihood of the known position, share of points read as it) under h."""
             p = np.clip(model.predict(model.extract(frame_bgr, h)), 1e-6, 1.0)
             return float(np.log(p[rows, ids]).sum()), float((p.argmax(axis=1) == ids).mean())
 
-        def shifted(h0: np.ndarray, skip_here: bool) -> list[tuple[np.ndarray, int, int, bool]]:
-            out = []
+        def best_of(h0: np.ndarray, fit: "LatticeFit | None", best: _Seat | None) -> _Seat | None:
+            """The best of `best` and h0 shifted by up to max_shift points and turned (h0 itself
+            left out when it is the locked lattice), by the known position's likelihood."""
             k = config.max_shift
             for turned in (False, True):
                 base = h0 @ geo.board_symmetry("rot180") if turned else h0
                 for dx in range(-k, k + 1):
                     for dy in range(-k, k + 1):
-                        if skip_here and not turned and dx == 0 and dy == 0:
+                        if fit is None and not turned and dx == 0 and dy == 0:
                             continue
                         h = base @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
-                        out.append((h / h[2, 2], dx, dy, turned))
-            return out
+                        h = h / h[2, 2]
+                        ll, share = judge(h)
+                        if best is None or ll > best.loglik:
+                            best = _Seat(h, dx, dy, turned, ll, share, fit)
+            return best
 
-        here, here_share = judge(self.h)
-        best: tuple[float, float, np.ndarray, int, int, bool, "LatticeFit | None"] | None = None
-        for h, dx, dy, turned in shifted(self.h, skip_here=True):
-            ll, share = judge(h)
-            if best is None or ll > best[0]:
-                best = (ll, share, h, dx, dy, turned, None)
+        here_ll, here_share = judge(here)
+        best = best_of(here, None, None)
         assert best is not None
-        if max(best[1], here_share) < config.explained_share and config.fresh_lattices > 0:
-            tried: list[np.ndarray] = [self.h]
+        if max(best.share, here_share) < config.explained_share and config.fresh_lattices > 0:
+            tried: list[np.ndarray] = [here]
             for _ in range(config.fresh_lattices):
                 try:
                     fit = find_lattice(frame_bgr, exclude=tuple(tried))
                 except BoardNotFoundError:
                     break
                 tried.append(fit.homography)
-                for h, dx, dy, turned in shifted(orient(fit.homography), skip_here=False):
-                    ll, share = judge(h)
-                    if ll > best[0]:
-                        best = (ll, share, h, dx, dy, turned, fit)
-        ll, share, h, dx, dy, turned, fresh = best
-        gain = ll - here
+                best = best_of(orient(fit.homography), fit, best)
+        assert best is not None
+        gain = best.loglik - here_ll
         if gain < config.min_gain_nats:
             return None
-        self.h = h
-        if fresh is not None:
-            self.lock = LockKeeper(h, fresh.polarity, fresh.support, fresh.score)
+        self.h = best.h
+        if best.fit is not None:
+            self.lock = LockKeeper(best.h, best.fit.polarity, best.fit.support, best.fit.score)
             self.relocks += 1
         else:
             self.lock.h = self.h.copy()
         self.hands.reset()
         self._hidden = None
         self.dirty[:] = True
-        return AnchorResult(dx, dy, turned, round(gain, 1), fresh=fresh is not None, explained=round(share, 3))
+        return AnchorResult(best.shift_x, best.shift_y, best.turned, round(gain, 1), fresh=best.fit is not None,
+                            explained=round(best.share, 3))
 
     def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set") -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known
         (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame."""
         from calibration.piece_profile import fit_from_frame
-        if len(board) != NUM_POINTS:
-            raise ValueError(f"adapt: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
+        ids = _board_ids(board, "adapt")
         if self._clf is None:
             raise ValueError("adapt: this reader was made without a classifier")
         if self.camera is not None:
@@ -474,10 +491,6 @@ class BoardReader:
         crops = self._clf.model.extract(frame_bgr, self.h)
         # the known position also settles which end is red's, before the untuned reading could
         # mislead the fit: keep the orientation under which the position is more likely
-        try:
-            ids = np.array([CLASSES.index(c) for c in board])
-        except ValueError:
-            raise ValueError(f"adapt: board has characters outside {''.join(CLASSES)!r}") from None
         p = np.clip(self._clf.model.predict(crops), 1e-6, 1.0)
         if np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum() > np.log(p[np.arange(NUM_POINTS), ids]).sum():
             self.h = self.h @ geo.board_symmetry("rot180")
