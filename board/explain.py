@@ -86,6 +86,11 @@ class Evidence:
             return 0.0
         return float(self.logp[changed, board[changed]].sum() - self.logp[changed, reference[changed]].sum())
 
+    def seen_empty(self, p: int) -> bool:
+        """Point p is in view and reads empty, and that reading is news (not a known misread)."""
+        return bool(self.visible[p] and self.observed()[p] == EMPTY
+                    and (self.ignore is None or not self.ignore[p]))
+
     def contradictions(self, board: np.ndarray, threshold: float) -> list[int]:
         """Visible points whose reading confidently disagrees with `board`.
 
@@ -203,10 +208,15 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
         if deep.explains:
             return deep
     # A clear single move whose only disagreement is on its own destination (the
-    # reader takes the piece that arrived for a look-alike) is still that move.
+    # reader takes the piece that arrived for a look-alike, or the disc lies between
+    # points there) is still that move - if the board shows the piece left its point. A
+    # destination read empty with the origin unseen or a known misread is no evidence of
+    # a move: tuning clip 8330, a victim taken off first, was recorded as captured by a
+    # chariot nobody had touched yet (its point, pushed aside earlier, read empty anyway).
     if one is not None and one.score >= cfg.accept_gain + cfg.misread_extra:
         m = one.moves[0]
-        if set(one.residual) <= {m.to_sq}:
+        if set(one.residual) <= {m.to_sq} and (not one.residual or evidence.observed()[m.to_sq] != EMPTY
+                                               or evidence.seen_empty(m.from_sq)):
             return Explanation(one.moves, one.score, one.margin, one.board, [], one.runner_up)
     if best_n is not None and best_n[0] >= cfg.accept_gain:
         deep = Explanation(best_n[1], best_n[0], 0.0, best_n[2], evidence.contradictions(best_n[2], cfg.contradiction))

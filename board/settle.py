@@ -20,7 +20,7 @@ from .corrector import Correction, CorrectorConfig, find_correction, find_rewind
 from .episode import Episode, _attributed, dwells
 from .events import Event, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
-                      board_classes)
+                      board_classes, explain)
 from .incidents import IncidentConfig, IncidentTracker, king_steps
 from .sync import SettleKind
 from .window import Frame, SettleReading
@@ -332,6 +332,35 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     return SettleOutcome("move_and_knocked_off", replace(ex, residual=[]), events=[_knocked_off_event(ctx, p)])
 
 
+def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
+    """Two plies explain the board, but the second one's piece is still seen beside its own
+    point: one move was made and its hand pushed that piece aside (tuning clip 8330: a cannon's
+    capture pushes the chariot beside its destination 0.5 spacings off; its point reads empty,
+    and 'the chariot then took the cannon' explained it as a second ply nobody made). A piece
+    that moved away leaves no disc by its point, so the one move and a knocked-off incident are
+    recorded instead."""
+    ex = ctx.explanation
+    if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) < 2:
+        return None
+    one = explain(ctx.position, ctx.evidence, ctx.cfg.explain, max_plies=1)
+    if not one.moves or one.moves[0] != ex.moves[0] or len(one.residual) != 1:
+        return None
+    p = one.residual[0]
+    if p not in {m.from_sq for m in ex.moves[1:]} or not disc_beside(ctx, p):
+        return None
+    if knocked_off_point(ctx, one.board) != p:
+        return None
+    return SettleOutcome("move_and_knocked_aside", replace(one, residual=[]), events=[_knocked_off_event(ctx, p)])
+
+
+def disc_beside(ctx: SettleContext, p: int) -> bool:
+    """Point p reads empty and the reader sees a disc off it, by it (vision.disc confirms such
+    a disc is a piece before it reports its offset on an empty point)."""
+    ev = ctx.evidence
+    return bool(ev.visible[p] and ev.observed()[p] == 0
+                and np.abs(ctx.offsets[p]).max() >= ctx.cfg.incidents.between * 0.5)
+
+
 def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:
     """Nothing legal explains the board from the record, but it does from the record with a
     recent ply (or the last few) replaced: correct the record rather than lose sync."""
@@ -347,6 +376,7 @@ def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:
 EXPLAINERS: tuple[Explainer, ...] = (
     given_start_position,
     off_point_destination_move,
+    move_and_knocked_aside,
     fewer_plies_by_correction,
     legal_moves,
     vanished_piece,

@@ -326,6 +326,7 @@ class BoardReader:
             h = same_orientation(h, self.h)
             self.relocks += 1
         self.h = h
+        self._forget_discs()
         self.confidence = support
         self.lock = LockKeeper(h, pol, support, score)
         self.hands.reset()
@@ -354,6 +355,11 @@ class BoardReader:
         if self.search_share is not None:
             self._next_search_t = t + cost / self.search_share
         return found
+
+    def _forget_discs(self) -> None:
+        """A new lattice: the disc meter's last fits were measured against another one."""
+        if self._discs is not None:
+            self._discs.forget()
 
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
@@ -464,6 +470,7 @@ class BoardReader:
         if gain < config.min_gain_nats:
             return None
         self.h = best.h
+        self._forget_discs()
         if best.fit is not None:
             self.lock = LockKeeper(best.h, best.fit.polarity, best.fit.support, best.fit.score)
             self.relocks += 1
@@ -495,6 +502,7 @@ class BoardReader:
         if np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum() > np.log(p[np.arange(NUM_POINTS), ids]).sum():
             self.h = self.h @ geo.board_symmetry("rot180")
             self.h /= self.h[2, 2]
+            self._forget_discs()
             if self.lock is not None:
                 self.lock.h = self.h.copy()
             crops = self._clf.model.extract(frame_bgr, self.h)

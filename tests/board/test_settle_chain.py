@@ -13,9 +13,10 @@ from board.episode import Episode, Settled
 from board.explain import Evidence, board_classes, explain, log_readings
 from board.incidents import IncidentTracker
 from board.record import GameRecord
-from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected, explain_settle,
-                          fewer_plies_by_correction, given_start_position, knocked_off, legal_moves,
-                          move_and_knocked_off, off_point_destination_move, vanished_piece)
+from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected,
+                          explain_settle, fewer_plies_by_correction, given_start_position, knocked_off,
+                          legal_moves, move_and_knocked_aside, move_and_knocked_off, off_point_destination_move,
+                          vanished_piece)
 from board.sync import SettleKind, SyncState
 from board.window import Frame, SettleReading, SettleWindow, WindowConfig, read_frames
 from rules import Move, Position, Side
@@ -57,7 +58,8 @@ def _ctx(record: GameRecord, reading: SettleReading, covered: Sequence[str] = ()
 
 def test_the_explainers_are_tried_in_the_stated_order():
     assert [e.__name__ for e in EXPLAINERS] == [
-        "given_start_position", "off_point_destination_move", "fewer_plies_by_correction", "legal_moves",
+        "given_start_position", "off_point_destination_move", "move_and_knocked_aside", "fewer_plies_by_correction",
+        "legal_moves",
         "vanished_piece", "knocked_off", "move_and_knocked_off", "earlier_move_corrected"]
 
 
@@ -137,6 +139,26 @@ def test_a_move_that_knocks_a_piece_beside_it_off_the_board_is_recorded_with_the
     # two pieces gone besides the move: no single knock explains it
     board[_p("g6")] = 0
     assert move_and_knocked_off(_ctx(rec, _reading(board), covered=["h8", "h9", "i8", "i7", "g7"])) is None
+
+
+def test_a_piece_pushed_aside_by_a_capture_is_a_knock_not_a_second_ply_nobody_made():
+    # tuning clip 8330: the cannon h7 takes the horse h0 and the hand pushes the chariot i0
+    # half a point aside; its point reads empty, and "then the chariot took the cannon" (the
+    # cannon read on h0 passes for the chariot: same occupancy) explained it as two plies
+    rec = GameRecord.starting(Position(), [Move.from_iccs("a0a1")])
+    board = _after(rec.position, "h7h0")
+    board[_p("i0")] = 0
+    beside = np.zeros((90, 2))
+    beside[_p("i0")] = (0.45, 0.1)           # the disc the reader sees off the chariot's point
+    ctx = _ctx(rec, _reading(board, beside), covered=["h1", "h0", "i1", "g1"])
+    assert [m.iccs() for m in ctx.explanation.moves] == ["h7h0", "i0h0"] and ctx.explanation.explains
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "move_and_knocked_aside"
+    assert [m.iccs() for m in out.explanation.moves] == ["h7h0"]
+    assert out.explanation.board[_p("i0")] != 0          # kept in the record: the arbiter puts it back
+    assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("i0")])]
+    # no disc by the chariot's point: it may really have moved (two plies in one settle)
+    assert move_and_knocked_aside(_ctx(rec, _reading(board), covered=["h1", "h0", "i1", "g1"])) is None
 
 
 def test_a_recent_move_the_board_shows_was_another_is_corrected():
