@@ -42,6 +42,7 @@ class SettleConfig:
     corrector: CorrectorConfig = field(default_factory=CorrectorConfig)
     near_hand_points: int = 2          # a piece gone counts as knocked off with a hand this many points away
     knock_stretch_gap_s: float = 3.0   # ... or with a hand over the board in a stretch ending this long before
+    first_piece_nats: float = 2.0      # a point reads as the first ply's piece over a later ply's by this much (nats)
 
 
 @dataclass
@@ -334,11 +335,12 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
 
 def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
     """Two plies explain the board, but the second one's piece is still seen beside its own
-    point: one move was made and its hand pushed that piece aside (tuning clip 8330: a cannon's
-    capture pushes the chariot beside its destination 0.5 spacings off; its point reads empty,
-    and 'the chariot then took the cannon' explained it as a second ply nobody made). A piece
-    that moved away leaves no disc by its point, so the one move and a knocked-off incident are
-    recorded instead."""
+    point, or where it would have landed the first ply's piece is read: one move was made and
+    its hand pushed that piece aside. Tuning clip 8330: a cannon's capture pushes the chariot
+    beside its destination off its point, and 'the chariot then took the cannon' explained the
+    empty point as a second ply nobody made (the cannon read on the destination passes for the
+    chariot: a piece read as another kind is the reader's commonest mistake); 8312: the same
+    with a general. The one move and a knocked-off incident are recorded instead."""
     ex = ctx.explanation
     if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) < 2:
         return None
@@ -346,7 +348,8 @@ def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
     if not one.moves or one.moves[0] != ex.moves[0] or len(one.residual) != 1:
         return None
     p = one.residual[0]
-    if p not in {m.from_sq for m in ex.moves[1:]} or not disc_beside(ctx, p):
+    later = [m for m in ex.moves[1:] if m.from_sq == p]
+    if not later or not (disc_beside(ctx, p) or reads_as_first(ctx, one, ex, later[0].to_sq)):
         return None
     if knocked_off_point(ctx, one.board) != p:
         return None
@@ -359,6 +362,15 @@ def disc_beside(ctx: SettleContext, p: int) -> bool:
     ev = ctx.evidence
     return bool(ev.visible[p] and ev.observed()[p] == 0
                 and np.abs(ctx.offsets[p]).max() >= ctx.cfg.incidents.between * 0.5)
+
+
+def reads_as_first(ctx: SettleContext, one: Explanation, two: Explanation, q: int) -> bool:
+    """Point q reads as the piece the one-ply explanation leaves there, clearly more than as
+    the piece the longer one lands there."""
+    ev = ctx.evidence
+    if not ev.visible[q] or one.board[q] == two.board[q]:
+        return False
+    return bool(ev.logp[q, one.board[q]] - ev.logp[q, two.board[q]] >= ctx.cfg.first_piece_nats)
 
 
 def earlier_move_corrected(ctx: SettleContext) -> SettleOutcome | None:

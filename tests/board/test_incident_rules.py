@@ -201,6 +201,23 @@ def test_a_disc_already_reported_knocked_is_not_also_between_points():
     assert _p("a3") in mem.between_reported
 
 
+def test_an_unmoved_disc_measured_across_the_threshold_is_not_left_between_points():
+    # tuning clip 8333: an elephant nobody touched, 0.25 spacings off its point last time and
+    # 0.31 now, was reported 'left between points'; a disc that has not moved was not left
+    pos = Position()
+    before, after = np.zeros((90, 2)), np.zeros((90, 2))
+    before[_p("c0")] = (0.0, 0.25)
+    after[_p("c0")] = (0.0, 0.31)
+    mem, found = IncidentMemory(), Findings()
+    between_points(_facts(pos, "h2e2", before_offsets=before, after_offsets=after), mem, found)
+    assert found.events == []
+    # one that really moved there (pushed 0.3 spacings) still is
+    before[_p("c0")] = (0.0, 0.0)
+    found = Findings()
+    between_points(_facts(pos, "h2e2", before_offsets=before, after_offsets=after), mem, found)
+    assert [(e.kind, e.points) for e in found.events] == [("between_points", [_p("c0")])]
+
+
 def test_the_last_move_remembered_is_the_last_of_the_settles_moves_with_its_side():
     pos = Position()
     facts = _facts(pos, "h2e2")

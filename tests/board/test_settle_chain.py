@@ -157,8 +157,17 @@ def test_a_piece_pushed_aside_by_a_capture_is_a_knock_not_a_second_ply_nobody_ma
     assert [m.iccs() for m in out.explanation.moves] == ["h7h0"]
     assert out.explanation.board[_p("i0")] != 0          # kept in the record: the arbiter puts it back
     assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("i0")])]
-    # no disc by the chariot's point: it may really have moved (two plies in one settle)
-    assert move_and_knocked_aside(_ctx(rec, _reading(board), covered=["h1", "h0", "i1", "g1"])) is None
+    # no disc seen by the chariot's point, but the cannon is read where the chariot would have
+    # landed (tuning clip 8312): the same
+    plain = _ctx(rec, _reading(board), covered=["h1", "h0", "i1", "g1"])
+    assert [m.iccs() for m in plain.explanation.moves] == ["h7h0", "i0h0"]
+    assert move_and_knocked_aside(plain) is not None
+    # the chariot is read on h0 and no disc by its point: it did take the cannon (two plies)
+    board[_p("h0")] = board_classes(rec.position)[_p("i0")]
+    both = _ctx(rec, _reading(board), covered=["h1", "h0", "i1", "g1"])
+    assert [m.iccs() for m in both.explanation.moves] == ["h7h0", "i0h0"]
+    assert move_and_knocked_aside(both) is None
+    assert explain_settle(both).step == "legal_moves"
 
 
 def test_a_recent_move_the_board_shows_was_another_is_corrected():
