@@ -81,7 +81,9 @@ class ClockDevice:
         self.want_last_ms = (now_ms - REPAIR_MS) & U32  # when the last round was sent
         self.session = 0
         self.max_cmd = 0
-        self.recent: deque[tuple[int, int]] = deque(maxlen=RECENT_CMDS)
+        # (seq, status) of the command numbered seq, in slot seq % RECENT_CMDS: every number
+        # within RECENT_CMDS of the highest run is remembered however the commands interleave
+        self.recent: list[tuple[int, int]] = [(0, 0)] * RECENT_CMDS
         self.next_snapshot = (now_ms + SNAPSHOT_MS) & U32
         self.retx_at: int | None = None
         self.reader = FrameReader()
@@ -268,7 +270,7 @@ class ClockDevice:
         if session != self.session:
             self.session = session
             self.max_cmd = 0
-            self.recent.clear()
+            self.recent = [(0, 0)] * RECENT_CMDS
         reply = codec.HelloReply(
             codec.PROTOCOL_VERSION,
             codec.MIN_PROTOCOL_VERSION,
@@ -282,16 +284,27 @@ class ClockDevice:
         self._send(MsgType.HELLO_REPLY, frame.seq, reply.pack())
 
     def _command(self, frame: Frame, now_ms: int) -> int:
+        """Run a command once per sequence number; a number seen again gets its first answer.
+
+        The memory is indexed by number, not by arrival: the host keeps every command in
+        flight within RECENT_CMDS consecutive numbers, but its threads' commands (and their
+        retries) arrive in any order, so more than RECENT_CMDS others may run between a
+        command and its retry. A list of the last RECENT_CMDS *run* would have forgotten it
+        by then, and the retry, not yet STALE, would run again (an adjustment applied twice).
+        Slot seq % RECENT_CMDS is overwritten only by a number RECENT_CMDS or more higher,
+        which makes seq STALE, so a number is never run twice in a session.
+        """
         seq = frame.seq
         if seq == 0:
             return AckStatus.BAD_ARGS
-        for s, status in self.recent:
-            if s == seq:
-                return AckStatus.DUPLICATE if status == AckStatus.OK else status
+        slot = seq % RECENT_CMDS
+        s, status = self.recent[slot]
+        if s == seq:
+            return AckStatus.DUPLICATE if status == AckStatus.OK else status
         if self.max_cmd >= RECENT_CMDS and seq <= self.max_cmd - RECENT_CMDS:
             return STALE
         status = self._execute(frame, now_ms)
-        self.recent.append((seq, status))
+        self.recent[slot] = (seq, status)
         if seq > self.max_cmd:
             self.max_cmd = seq
         return status

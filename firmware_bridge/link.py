@@ -226,7 +226,7 @@ class ClockLink:
         self._closed = threading.Event()
         self._connected = threading.Event()
         # Commands are numbered 1, 2, … and SYNC/HELLO from 2**31, so exchanges never use up
-        # the clock's de-duplication window (it remembers the last 16 commands it ran).
+        # the clock's de-duplication window (it remembers the 16 numbers up to the highest it ran).
         self._next_cmd = 1
         self._aux_seq = itertools.count(2**31)
         self._inflight_seqs: set[int] = set()

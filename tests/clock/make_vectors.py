@@ -155,6 +155,19 @@ def device_scenarios() -> list[dict]:
     s.rx(3803, f(MsgType.EVENT, 1, b""), "clock-to-host type sent to the clock: ignored")
     out.append(s.as_dict())
 
+    s = Scenario("commands from several threads out of order: a retry after 18 others ran is still a duplicate")
+    s.rx(0, hello(1, session=8))
+    for seq in (4, 1, 2, 3):  # 4 arrives first (its ACK is lost), 1..3 from their retries
+        s.rx(seq, f(MsgType.ADJUST_TIME, seq, struct.pack("<Bi", 1, 100)))
+    for seq in range(5, 20):  # 4 unanswered: the host numbers up to 4 + 15
+        s.rx(10 + seq, f(MsgType.ADJUST_TIME, seq, struct.pack("<Bi", 1, 100)))
+    s.rx(40, f(MsgType.ADJUST_TIME, 4, struct.pack("<Bi", 1, 100)), "4's retry: duplicate, not applied again")
+    s.rx(41, f(MsgType.ADJUST_TIME, 3, struct.pack("<Bi", 1, 100)), "3 (16 below 19): stale")
+    s.rx(42, f(MsgType.ADJUST_TIME, 20, struct.pack("<Bi", 1, 100)), "20 runs; 4 is now stale")
+    s.rx(43, f(MsgType.ADJUST_TIME, 4, struct.pack("<Bi", 1, 100)), "4 again: stale")
+    s.rx(44, f(MsgType.ADJUST_TIME, 5, struct.pack("<Bi", 1, 100)), "5 (15 below 20): still a duplicate")
+    out.append(s.as_dict())
+
     s = Scenario("ring overflow with capacity 4: oldest unacknowledged are overwritten", capacity=4)
     s.rx(0, configure(1, TimeControl.fischer(60_000, 1000)))
     for i in range(8):
@@ -235,7 +248,7 @@ def codec_vectors() -> dict:
         frames.append({"version": ver, "type": int(t), "seq": seq, "payload": payload.hex(), "wire": f(t, seq, payload, ver)})
     decode = []
     for fr in frames:
-        wire = bytes.fromhex(fr["wire"])[:-1]
+        wire = bytes.fromhex(str(fr["wire"]))[:-1]
         decode.append({"hex": wire.hex(), "result": decode_result(wire)})
         for _ in range(6):
             m = bytearray(wire)
@@ -261,15 +274,16 @@ def decode_result(enc: bytes) -> str:
 
 
 def main() -> None:
+    scenarios = device_scenarios()
     data = {
         "about": "Shared test vectors for the clock protocol (Python firmware_bridge and C firmware). "
         "Regenerate with tests/clock/make_vectors.py; see docs/clock-protocol.md.",
         "protocol_version": codec.PROTOCOL_VERSION,
         "codec": codec_vectors(),
-        "device": device_scenarios(),
+        "device": scenarios,
     }
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT} ({len(data['device'])} device scenarios)")
+    print(f"wrote {OUT} ({len(scenarios)} device scenarios)")
 
 
 if __name__ == "__main__":

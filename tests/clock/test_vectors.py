@@ -232,6 +232,7 @@ def _python_device_answers(lines: list[str]) -> list[str]:
             dev = ClockDevice(0, capacity=int(args[0]), boot_id=int(args[1]))
             out.append("ok")
             continue
+        assert dev is not None, "traffic starts with init"
         t = int(args[0])
         if op == "rx":
             dev.receive(bytes.fromhex(args[1]), t)

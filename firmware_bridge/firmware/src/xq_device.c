@@ -263,8 +263,7 @@ static void hello(xq_device *d, const xq_frame *f)
     if (session != d->session) {
         d->session = session;
         d->max_cmd = 0;
-        d->recent_len = 0;
-        d->recent_next = 0;
+        memset(d->recent, 0, sizeof d->recent);
     }
     p[0] = XQ_PROTO_VERSION;
     p[1] = XQ_MIN_PROTO_VERSION;
@@ -338,22 +337,25 @@ static uint8_t execute(xq_device *d, const xq_frame *f)
     }
 }
 
+/* Runs a command once per sequence number (device.py _command). The memory is indexed by
+ * number, slot seq % XQ_RECENT_CMDS, not by arrival: commands from the host's threads and
+ * their retries arrive in any order, so more than XQ_RECENT_CMDS others may run between a
+ * command and its retry: a list of the last ones run would have forgotten it and, the retry
+ * not being STALE yet, run it again. A slot is overwritten only by a number XQ_RECENT_CMDS or more
+ * higher, which makes the old one STALE: a number never runs twice in a session. */
 static uint8_t command(xq_device *d, const xq_frame *f)
 {
-    uint8_t i, status;
+    xq_recent *r = &d->recent[f->seq % XQ_RECENT_CMDS];
+    uint8_t status;
     if (f->seq == 0)
         return XQ_BAD_ARGS;
-    for (i = 0; i < d->recent_len; i++)
-        if (d->recent[i].seq == f->seq)
-            return d->recent[i].status == XQ_OK ? XQ_DUPLICATE : d->recent[i].status;
+    if (r->seq == f->seq)
+        return r->status == XQ_OK ? XQ_DUPLICATE : r->status;
     if (d->max_cmd >= XQ_RECENT_CMDS && f->seq <= d->max_cmd - XQ_RECENT_CMDS)
         return XQ_STALE;
     status = execute(d, f);
-    d->recent[d->recent_next].seq = f->seq;
-    d->recent[d->recent_next].status = status;
-    d->recent_next = (uint8_t)((d->recent_next + 1) % XQ_RECENT_CMDS);
-    if (d->recent_len < XQ_RECENT_CMDS)
-        d->recent_len++;
+    r->seq = f->seq;
+    r->status = status;
     if (f->seq > d->max_cmd)
         d->max_cmd = f->seq;
     return status;

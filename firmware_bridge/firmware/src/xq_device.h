@@ -56,9 +56,7 @@ typedef struct {
     uint8_t want_rounds;            /* repair rounds left (0: none) */
     uint32_t session;
     uint32_t max_cmd;
-    xq_recent recent[XQ_RECENT_CMDS];
-    uint8_t recent_len;
-    uint8_t recent_next;
+    xq_recent recent[XQ_RECENT_CMDS]; /* command seq's (seq, status) in slot seq % XQ_RECENT_CMDS */
     uint32_t next_snapshot;
     uint8_t retx_armed;
     uint32_t retx_at;

@@ -370,6 +370,42 @@ static void test_selective_request_is_served_in_paced_rounds(void)
     CHECK(total == (int)(XQ_REPAIR_ROUNDS * XQ_REPAIR_BURST));
 }
 
+static uint8_t send_adjust(xq_device *d, uint32_t seq, uint32_t now)
+{
+    uint8_t wire[XQ_MAX_ENCODED + 1];
+    xq_frame f;
+    memset(&f, 0, sizeof f);
+    f.version = 1;
+    f.type = XQ_ADJUST_TIME;
+    f.seq = seq;
+    f.len = 5;
+    f.payload[0] = 1; /* black */
+    xq_put_u32(f.payload + 1, 100);
+    txn = 0;
+    xq_device_receive(d, wire, xq_frame_encode(&f, wire), now);
+    return find_frame(XQ_ACK, &f) && f.seq == seq ? f.payload[0] : 0xFF;
+}
+
+/* Four threads' commands 1..4: 4 runs first and its ACK is lost, 1..3 run from their retries,
+ * then the host numbers up to 4 + 15 = 19 while 4 is unanswered. 18 others ran after 4, all
+ * within 16 numbers of it: 4's retry is a duplicate, not a second +100 ms. */
+static void test_a_retry_after_more_than_16_others_ran_is_not_run_again(void)
+{
+    static xq_device d;
+    static const uint8_t first[4] = {4, 1, 2, 3};
+    uint32_t seq;
+    int ok = 1;
+    xq_device_init(&d, 0, 7, 32, NULL, NULL, txcap, NULL);
+    for (seq = 0; seq < 4; seq++)
+        ok &= send_adjust(&d, first[seq], 1 + seq) == XQ_OK;
+    for (seq = 5; seq < 20; seq++)
+        ok &= send_adjust(&d, seq, 10 + seq) == XQ_OK;
+    CHECK(ok);
+    CHECK(send_adjust(&d, 4, 40) == XQ_DUPLICATE);
+    CHECK(d.clock.sides[1].remaining_ms == 900000ul + 19 * 100);
+    CHECK(send_adjust(&d, 3, 41) == XQ_STALE); /* 16 below the highest, 19 */
+}
+
 int main(void)
 {
     test_crc_cobs();
@@ -385,6 +421,7 @@ int main(void)
     test_device_retention();
     test_replay_of_overwritten_events_reports_the_loss();
     test_selective_request_is_served_in_paced_rounds();
+    test_a_retry_after_more_than_16_others_ran_is_not_run_again();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }
