@@ -56,6 +56,8 @@ class IncidentConfig:
     between_release: float = 0.7   # a reported between-points disc is news again once below this share of `between`
     min_discs_for_drift: int = 6   # discs needed to tell a camera drift from pieces moving
     clear_read: float = 0.5    # a disc read as its piece at least this surely: its offset can be trusted
+    disc_reach: float = 0.6    # a disc seen off the points was put down for a legal destination this near it (spacings) ...
+    disc_clear: float = 0.05   # ... when every other legal destination is this much farther from it (not a tie)
 
 
 def piece_label(letter: str) -> str:

@@ -95,6 +95,27 @@ def test_a_piece_put_down_between_points_beside_the_read_destination_is_moved_th
     assert [m.iccs() for m in out.explanation.moves] == ["h2e2"]
 
 
+def test_a_disc_half_way_to_a_point_the_piece_cannot_reach_is_put_down_for_the_legal_one():
+    # tuning clip 8332: the chariot a0 put down 0.5 spacings beside a1, toward b1 (where a
+    # chariot from a0 cannot go): nearest the disc is no point it can reach but a1 is the legal
+    # destination beside it, not a piece knocked off a0
+    rec = GameRecord.starting(Position(), [Move.from_iccs(m) for m in ("b0c2", "b9c7")])
+    board = _after(rec.position, "a0a1")
+    board[_p("a1")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("a1")] = (0.51, 0.09)
+    offsets[_p("b1")] = (-0.49, 0.09)
+    ctx = _ctx(rec, _reading(board, offsets), covered=["a1", "b1", "a0"])
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "vanished_piece" and out.between == Move.from_iccs("a0a1")
+    # the same disc as far from a1 as from a2 (a tie between two legal destinations): no choice
+    offsets[:] = 0
+    offsets[_p("a1")] = (0.0, 0.5)
+    offsets[_p("a2")] = (0.0, -0.5)
+    assert off_point_destination_move(_ctx(rec, _reading(board, offsets))) is None
+    assert vanished_piece(_ctx(rec, _reading(board, offsets))) is None
+
+
 def test_a_moved_piece_read_as_another_own_kind_at_its_destination_is_still_that_move():
     rec = GameRecord.starting(Position())
     # the cannon h2 goes to f2, where a set the model reads poorly shows a chariot; a disc of
