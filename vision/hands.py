@@ -388,7 +388,8 @@ class HandDetector:
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
-                 bump_spacings: float = 0.03, lattice: LatticeConfig | None = None) -> None:
+                 bump_spacings: float = 0.03, held_recheck_s: float = 1.0,
+                 lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
@@ -398,7 +399,8 @@ class HandDetector:
         `bump_spacings`: a move of the board's lock between two frames larger than this (in
         point spacings; a held lock does not move at all) is the camera knocked: the board's
         sides just beyond its edge then look different from the new viewpoint, so the ring's
-        background is unverified again (an arm must not be found in it)."""
+        background is unverified again (an arm must not be found in it). `held_recheck_s`: how
+        often a region held as a faint arm is asked again whether its lattice is still hidden."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -409,6 +411,7 @@ class HandDetector:
         self.arm_cells = arm_cells
         self.hand_points = hand_points
         self.bump_spacings = bump_spacings
+        self.held_recheck_s = held_recheck_s
         self.lattice = lattice or LatticeConfig()
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
@@ -429,6 +432,7 @@ class HandDetector:
         self.unverified = np.zeros((GY, GX), bool)
         self.start_seen = np.full((GY, GX), np.inf)   # each point's lattice share at the start
         self.held = np.zeros((GY, GX), bool)  # a hand found by the lattice whose arm departs faintly
+        self._held_checked_t = -np.inf          # when a held region's lattice was last asked again
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
         self._t: float | None = None
@@ -511,8 +515,9 @@ class HandDetector:
         not look like one once it stops. A region over `hand_points` points or more that reaches
         the ring at all, and hides the lattice on `min_region` of its points (a palm does; a
         cluster of pieces put down or knocked leaves the segments between points bare), is a
-        hand. Once found, it stays one (`held`) for as long as it stays that big, without asking
-        the lattice again. Points count towards that size only where they clearly depart (`on`):
+        hand. Once found, it stays one (`held`) for as long as it stays that big; while it would
+        otherwise settle, the lattice is asked again every `held_recheck_s`, and a region that no
+        longer hides it is let go. Points count towards that size only where they clearly depart (`on`):
         the faint halo kept hidden around a piece just put down on an edge point would otherwise
         keep the piece 'a hand' once the hand has gone. Returns the cells that must not settle.
         """
@@ -526,6 +531,21 @@ class HandDetector:
         big[0] = False
         held = np.zeros(n, bool)
         held[np.unique(lab[self.held & hid])] = True
+        if self._t is not None and self._t - self._held_checked_t >= self.held_recheck_s:
+            # a region held as a hand that is about to settle is asked again now and then: a
+            # cluster of moved and knocked discs at the edge, once taken for a palm (a moving
+            # shadow dimmed its lattice), would otherwise never settle (tuning clip 8334: the
+            # board never quiet again after the fourth move). A palm still hides its lattice.
+            for k in np.flatnonzero(big & held):
+                if not (absorb & (lab == k)).any():
+                    continue
+                s = seen()
+                if s is None:
+                    break
+                self._held_checked_t = self._t
+                pts = _points_from_cells(lab == k)
+                if int((pts & (s < self.lattice.covered_below)).sum()) < self.lattice.min_region:
+                    held[k] = False
         for k in np.flatnonzero(big & ~held):
             if not (absorb & (lab == k)).any():
                 continue

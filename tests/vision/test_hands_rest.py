@@ -161,3 +161,29 @@ def test_a_disc_put_down_beside_the_board_settles_and_does_not_hold_quiet_up():
     assert states[-1].quiet and not states[-1].hidden.any()
     first_quiet = next(i for i in range(21, len(states)) if states[i].quiet)
     assert (first_quiet - 21) / fps <= 1.5
+
+
+def test_a_region_held_as_a_faint_arm_is_let_go_once_its_lattice_shows_again():
+    # tuning clip 8334: discs moved and knocked at the board's edge, taken for a palm once (a
+    # moving shadow dimmed their lattice), were held as a hand for the rest of the game and the
+    # board never settled again; a palm still hides its lattice and stays held
+    det = vh.HandDetector()
+    ring = np.ones((vh.GY, vh.GX), bool)
+    ring[vh.MARGIN:-vh.MARGIN, vh.MARGIN:-vh.MARGIN] = False
+    region = np.zeros((vh.GY, vh.GX), bool)
+    region[4:8, 0:3] = True                 # six points by the edge and the ring beside them
+    frac = np.where(region, 0.9, 0.0)
+    pts = vh._points_from_cells(region)
+    for lattice_hidden, kept in ((True, True), (False, False)):
+        det.held = region.copy()
+        det._t, det._held_checked_t = 10.0, 0.0
+        seen = np.full(90, 1.0)
+        if lattice_hidden:
+            seen[pts] = 0.0
+        out = det._faint_arms(region, region.copy(), ring, lambda: seen, frac)
+        assert bool(out[region].all()) is kept
+    # asked again only every held_recheck_s: in between a held region stays held unasked
+    det.held = region.copy()
+    det._t, det._held_checked_t = 10.0, 9.5
+    out = det._faint_arms(region, region.copy(), ring, lambda: np.full(90, 1.0), frac)
+    assert out[region].all()
