@@ -388,8 +388,8 @@ class HandDetector:
                  settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
-                 bump_spacings: float = 0.03, held_recheck_s: float = 1.0,
-                 lattice: LatticeConfig | None = None) -> None:
+                 bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
+                 bare_chroma: float = 0.12, lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
@@ -400,7 +400,10 @@ class HandDetector:
         point spacings; a held lock does not move at all) is the camera knocked: the board's
         sides just beyond its edge then look different from the new viewpoint, so the ring's
         background is unverified again (an arm must not be found in it). `held_recheck_s`: how
-        often a region held as a faint arm is asked again whether its lattice is still hidden."""
+        often a region held as a faint arm is asked again whether its lattice is still hidden, and
+        resting ring cells whether they look like the bare margin beside them (`bare_bright`,
+        `bare_chroma`: the largest differences of a cell's mean log-brightness and chroma
+        features from its bare neighbours' for it to be bare margin)."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -412,6 +415,7 @@ class HandDetector:
         self.hand_points = hand_points
         self.bump_spacings = bump_spacings
         self.held_recheck_s = held_recheck_s
+        self.bare_bright, self.bare_chroma = bare_bright, bare_chroma
         self.lattice = lattice or LatticeConfig()
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
@@ -433,6 +437,7 @@ class HandDetector:
         self.start_seen = np.full((GY, GX), np.inf)   # each point's lattice share at the start
         self.held = np.zeros((GY, GX), bool)  # a hand found by the lattice whose arm departs faintly
         self._held_checked_t = -np.inf          # when a held region's lattice was last asked again
+        self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
         self._t: float | None = None
@@ -624,6 +629,54 @@ class HandDetector:
         self.hidden_cells &= ~ghost
         return hid & ~ghost
 
+    def _bare_ring(self, hid: np.ndarray, feat: np.ndarray, ring: np.ndarray,
+                   seen: "Callable[[], np.ndarray | None]") -> np.ndarray:
+        """Release hidden ring cells that now look like the bare margin beside them, when the
+        points they join show their lattice.
+
+        Why: a piece taken off an edge point changes the ring cell beyond it for good (the disc
+        and its shadow reached over the edge); joined to the emptied point it looks like an arm
+        resting across the edge, which never settles (tuning clip 8316: the board never quiet
+        again after the second move). An arm or a sleeve does not look like the margin beside
+        it, and a palm hides the lattice. Asked at most every `held_recheck_s`; cells still
+        moving, regions held as faint arms and a start-up hand still over the points are left alone."""
+        if self._t is None or self._t - self._bare_checked_t < self.held_recheck_s:
+            return hid
+        still = (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
+        n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        cand = hid & ring & still & ~self.held
+        if not cand.any():
+            return hid
+        self._bare_checked_t = self._t
+        means = feat[..., :3].reshape(GY, P, GX, P, 3).mean(axis=(1, 3))      # (GY, GX, 3)
+        margin = ring & ~hid
+        release = np.zeros_like(hid)
+        for k in np.unique(lab[cand]):
+            comp = lab == k
+            if not (comp & ~ring).any() or not (comp & ring & ~cand).sum() == 0:
+                continue      # a ring region alone holds no quiet up; one still moving is no ghost
+            bare = np.zeros_like(hid)
+            for y, x in np.argwhere(comp & ring):
+                near = margin[max(0, y - 2):y + 3, max(0, x - 2):x + 3]
+                if not near.any():
+                    break
+                ref = np.median(means[max(0, y - 2):y + 3, max(0, x - 2):x + 3][near], axis=0)
+                d = np.abs(means[y, x] - ref)
+                if d[0] > self.bare_bright or max(d[1], d[2]) > self.bare_chroma:
+                    break
+                bare[y, x] = True
+            else:
+                got = seen()
+                if got is None:
+                    return hid
+                pts = _points_from_cells(comp)
+                if int((pts & (got < self.lattice.covered_below)).sum()) < self.lattice.min_region:
+                    release |= bare
+        if release.any():
+            self._learn(release, feat)
+            self.hidden_cells &= ~release
+        return hid & ~release
+
     def _covered(self, seen_now: "Callable[[], np.ndarray | None]") -> tuple[np.ndarray, np.ndarray] | None:
         """Inner cells a hand covers by the lattice check and each point's lattice share, both
         (GY, GX); None without a lattice."""
@@ -699,6 +752,8 @@ class HandDetector:
         self.still = np.where(mov, 0, self.still + 1)
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         hid = self._ghosts(hid, feat, frac, sigma, mov | forced)
+        if (hid & ring).any() and not forced.any():
+            hid = self._bare_ring(hid, feat, ring, seen_now)
         if self.unverified.any():
             hid = self._reveal(hid, feat, frac, forced, seen_cells, ring)
         self.hidden_cells = hid

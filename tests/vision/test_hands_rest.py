@@ -187,3 +187,35 @@ def test_a_region_held_as_a_faint_arm_is_let_go_once_its_lattice_shows_again():
     det._t, det._held_checked_t = 10.0, 9.5
     out = det._faint_arms(region, region.copy(), ring, lambda: np.full(90, 1.0), frac)
     assert out[region].all()
+
+
+def test_a_ring_cell_that_looks_like_the_bare_margin_beside_it_is_no_arm_once_the_lattice_shows():
+    # tuning clip 8316: an elephant taken off an edge point left the ring cell beyond it changed
+    # for good (its disc and shadow reached over the edge); joined to the emptied point it held
+    # the board 'busy' as an arm resting across the edge for the rest of the game
+    def run(ring_look: float, lattice_hidden: bool) -> bool:
+        det = vh.HandDetector()
+        feat = np.zeros((vh.GY * vh.P, vh.GX * vh.P, 5), np.float32)
+        feat[..., 1] = 0.4                      # the margin's chroma all round
+        region = np.zeros((vh.GY, vh.GX), bool)
+        region[0, 5:7] = True                   # two ring cells beyond the top edge ...
+        region[1, 5:8] = True                   # ... joined to edge points
+        region[2, 6] = True
+        px = vh._cells_to_pixels(region & (np.arange(vh.GY) == 0)[:, None])
+        feat[px, 1] = ring_look
+        det.bg = feat.copy()
+        det.bg[vh._cells_to_pixels(region)] += 1.0     # the background learnt the pieces there
+        det.still[:] = 50
+        det.still_t[:] = 2.0
+        det._t = 10.0
+        ring = np.ones((vh.GY, vh.GX), bool)
+        ring[vh.MARGIN:-vh.MARGIN, vh.MARGIN:-vh.MARGIN] = False
+        seen = np.full(90, 1.0)
+        if lattice_hidden:
+            seen[vh._points_from_cells(region)] = 0.0
+        left = det._bare_ring(region.copy(), feat, ring, lambda: seen)
+        return not (left & ring).any()
+
+    assert run(0.4, lattice_hidden=False)          # bare margin, the points in view: let go
+    assert not run(0.9, lattice_hidden=False)      # a sleeve of another colour: an arm
+    assert not run(0.4, lattice_hidden=True)       # a palm over the points hides their lattice
