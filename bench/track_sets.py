@@ -132,6 +132,27 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 11.0, "azimuth_deg": 25.0, "fov_deg": 49.0, "noise": 5.0, "blur": 1.1, "bump": True}),
     BenchClip(8336, "paper", 8, (("knocked", 2), ("retouch", 4), ("arm_pass", 6)),
               {"tilt_deg": 33.0, "azimuth_deg": 185.0, "fov_deg": 58.0, "distortion": 0.02, "bump": True}),
+    # added 2026-12-01 (second session): touch-moves and knocks beside arm passes, every look
+    BenchClip(8337, "wood", 8, (("touch_move_other", 2), ("arm_pass", 4), ("knocked", 6)),
+              {"tilt_deg": 14.5, "azimuth_deg": 240.0, "fov_deg": 57.0, "noise": 3.0, "bump": True}),
+    BenchClip(8338, "mat", 8, (("arm_pass", 2), ("touch_move_other", 5), ("knocked", 7)),
+              {"tilt_deg": 27.5, "azimuth_deg": 40.0, "fov_deg": 63.0, "glare": True, "bump": False}),
+    BenchClip(8339, "paper", 8, (("knocked", 3), ("touch_move_other", 6), ("arm_pass", 8)),
+              {"tilt_deg": 8.5, "azimuth_deg": 320.0, "fov_deg": 52.0, "blur": 1.2, "bump": True}),
+    BenchClip(8340, "cloth", 8, (("touch_move_other", 3), ("arm_pass", 5), ("retouch", 7)),
+              {"tilt_deg": 34.5, "azimuth_deg": 130.0, "fov_deg": 66.0, "shadows": True, "bump": True}),
+    BenchClip(8341, "plastic", 8, (("arm_pass", 1), ("knocked", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 19.5, "azimuth_deg": 355.0, "fov_deg": 60.5, "distortion": 0.04, "bump": False}),
+    BenchClip(8342, "wood", 8, (("between_points", 2), ("touch_move_other", 4), ("arm_pass", 6)),
+              {"tilt_deg": 38.5, "azimuth_deg": 75.0, "fov_deg": 68.0, "noise": 4.0, "bump": True}),
+    BenchClip(8343, "mat", 8, (("touch_move_other", 1), ("arm_pass", 3), ("knocked", 5), ("retouch", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 205.0, "fov_deg": 48.5, "shadows": True, "bump": True}),
+    BenchClip(8344, "paper", 8, (("arm_pass", 2), ("knocked", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 24.5, "azimuth_deg": 165.0, "fov_deg": 62.5, "glare": True, "blur": 0.9, "bump": False}),
+    BenchClip(8345, "cloth", 8, (("retouch", 2), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 31.5, "azimuth_deg": 290.0, "fov_deg": 58.5, "noise": 2.0, "bump": True}),
+    BenchClip(8346, "plastic", 8, (("touch_move_other", 3), ("knocked", 6), ("arm_pass", 8)),
+              {"tilt_deg": 16.5, "azimuth_deg": 15.0, "fov_deg": 55.5, "shadows": True, "distortion": -0.03, "bump": True}),
 )
 
 # Scored only: never run while tuning. Figures are given per 10 games (the unit).
