@@ -390,13 +390,7 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
     for d in ds[:limit]:
         cands = contacts(ep, d, mover)
         if any(p in early for p in cands):
-            lead = tips(ep, d, mover)
-            if not picks or any(p in early for p in lead):
-                continue      # the hand may have been on the moved piece itself
-            # the moved piece is only the point behind the fingertips here, and a rest of its
-            # own picked it up later: this rest was on the fingertips' points (tuning clip
-            # 8337: a soldier touched beside the cannon moved, then the cannon picked up)
-            cands = lead
+            continue      # the hand may have been on the moved piece itself
         pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
         if not pieces or not own_unmoved(pieces[0]):
             continue      # on no piece, the opponent's, or one being put right (between points)

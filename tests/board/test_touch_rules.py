@@ -180,18 +180,3 @@ def test_a_moved_disc_measured_a_knock_off_its_point_is_still_picked_up_over_its
     for off in ((0.04, 0.16), (0.04, 0.2)):
         ev = _settle(IncidentTracker(), pos, "b7a7", rest, offsets={"b7": off})
         assert _touches(ev) == [sorted([_p("c6"), _p("b7")])], off
-
-
-def test_a_rest_whose_fingertips_are_on_another_piece_before_a_pick_up_rest_of_its_own_is_a_touch():
-    # tuning clip 8337: black's fingertips rest over h6/i6 (the soldier on i6) with the cannon h7
-    # just behind them, then the hand rests on the cannon and moves it: the first rest was on
-    # the soldier; the cannon behind the fingertips was picked up in its own rest
-    pos = Position()
-    pos.push(Move.from_iccs("h2e2"))
-    touch = (["h6", "i6", "g7", "h7", "i7"], 0.5)
-    pick = (["h7", "g8", "h8", "i8"], 0.4)
-    put = (["h3", "g4", "h4", "i4"], 0.4)
-    assert _touches(_run(pos, "h7h3", [touch, pick, put])) == [sorted([_p("i6"), _p("h7")])]
-    # without a rest of its own for the pick-up, the rest over the cannon may have been the
-    # pick-up itself: no accusation
-    assert _touches(_run(pos, "h7h3", [touch, put])) == []
