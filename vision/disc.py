@@ -423,7 +423,7 @@ class DiscMeter:
                     continue
                 self._last[p] = _LastFit(int(pieces[i]), fit.offsets[j].copy(), out[i].copy())
             if self.radius is None:
-                piece = prob[row_of(fit.points, row), 0] < cfg.empty_prob
+                piece = prob[_rows_of(fit.points, row), 0] < cfg.empty_prob
                 self._samples += [float(r) for r in fit.radius[piece & (fit.coverage >= cfg.learn_coverage)]]
                 if len(self._samples) >= self.min_samples:
                     self.radius = float(np.median(self._samples))
@@ -438,6 +438,6 @@ class DiscMeter:
         return np.abs(fit.radius - self.radius) <= self.config.radius_tolerance * self.radius
 
 
-def row_of(points: np.ndarray, row: dict[int, int]) -> np.ndarray:
+def _rows_of(points: np.ndarray, row: dict[int, int]) -> np.ndarray:
     """Rows of `points` in the caller's point list."""
     return np.array([row[int(p)] for p in points], dtype=np.int64)
