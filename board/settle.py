@@ -97,6 +97,13 @@ def _no_change(position: Position) -> Explanation:
 
 
 # ---------------------------------------------------------------- shared helpers
+def disc_off_point(evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig, q: int) -> bool:
+    """Point q reads empty and the reader sees a disc off it, by it (vision.disc confirms such
+    a disc is a piece before it reports its offset on an empty point)."""
+    return bool(evidence.visible[q] and evidence.observed()[q] == 0
+                and np.abs(offsets[q]).max() >= cfg.between * 0.5)
+
+
 def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
                           cfg: IncidentConfig) -> Move | None:
     """The one move of `dests` whose destination is the legal one nearest a disc seen off the
@@ -107,8 +114,6 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
     was taken for knocked off a0)."""
     if not dests:
         return None
-    observed = evidence.observed()
-    near_disc = cfg.between * 0.5
     places = np.array([(m.to_sq % 9, m.to_sq // 9) for m in dests], dtype=np.float64)
     hits: set[int] = set()
     looked: set[int] = set()
@@ -117,9 +122,9 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
             if q in looked:
                 continue
             looked.add(q)
-            o = offsets[q]
-            if not evidence.visible[q] or observed[q] != 0 or np.abs(o).max() < near_disc:
+            if not disc_off_point(evidence, offsets, cfg, q):
                 continue
+            o = offsets[q]
             disc = np.array([q % 9 + o[0], q // 9 + o[1]])
             dist = np.linalg.norm(places - disc, axis=1)
             order = np.argsort(dist)
@@ -313,9 +318,7 @@ def _knocked_off_event(ctx: SettleContext, p: int) -> Event:
     side = max(counts, key=lambda s: counts[s]) if any(counts.values()) else to_move
     if counts[Side.RED] == counts[Side.BLACK]:
         side = to_move
-    ev, offsets = ctx.evidence, ctx.offsets
-    near = any(ev.visible[q] and np.abs(offsets[q]).max() >= ctx.cfg.incidents.between * 0.5
-               and ev.observed()[q] == 0 for q in (p,) + tuple(neighbours(p)))
+    near = any(disc_off_point(ctx.evidence, ctx.offsets, ctx.cfg.incidents, q) for q in (p,) + tuple(neighbours(p)))
     return ctx.incidents.knocked_off(ctx.last.t, ctx.ply, side, piece, p, near, settle_frames_of(ctx))
 
 
@@ -361,19 +364,11 @@ def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
         return None
     p = one.residual[0]
     later = [m for m in ex.moves[1:] if m.from_sq == p]
-    if not later or not (disc_beside(ctx, p) or reads_as_first(ctx, one, ex, later[0].to_sq)):
+    if not later or not (disc_off_point(ctx.evidence, ctx.offsets, ctx.cfg.incidents, p) or reads_as_first(ctx, one, ex, later[0].to_sq)):
         return None
     if knocked_off_point(ctx, one.board) != p:
         return None
     return SettleOutcome("move_and_knocked_aside", replace(one, residual=[]), events=[_knocked_off_event(ctx, p)])
-
-
-def disc_beside(ctx: SettleContext, p: int) -> bool:
-    """Point p reads empty and the reader sees a disc off it, by it (vision.disc confirms such
-    a disc is a piece before it reports its offset on an empty point)."""
-    ev = ctx.evidence
-    return bool(ev.visible[p] and ev.observed()[p] == 0
-                and np.abs(ctx.offsets[p]).max() >= ctx.cfg.incidents.between * 0.5)
 
 
 def reads_as_first(ctx: SettleContext, one: Explanation, two: Explanation, q: int) -> bool:

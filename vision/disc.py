@@ -285,6 +285,13 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover, cfg.min_coverage)
 
 
+def _right_size(radius: np.ndarray, set_radius: float | None, cfg: DiscConfig) -> np.ndarray:
+    """(N,) bool: rims of the set's disc radius (all, while it is not known yet)."""
+    if set_radius is None:
+        return np.ones(len(radius), bool)
+    return np.abs(radius - set_radius) <= cfg.radius_tolerance * set_radius
+
+
 Classify = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """classify(image, H, points, offsets) -> probs (N, 15): the piece model on crops centred off the points."""
 
@@ -337,8 +344,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     fo, mk, ek = fit.offsets, mn[k], empty[k]
     fn = np.linalg.norm(fo, axis=1)
     cos = (model[k] * fo).sum(1) / np.maximum(mk * fn, 1e-9)
-    right_size = np.ones(len(k), bool) if set_radius is None else \
-        np.abs(fit.radius - set_radius) <= cfg.radius_tolerance * set_radius
+    right_size = _right_size(fit.radius, set_radius, cfg)
     # the model's offsets level off at ~0.2 spacings (it says "far", not how far): a model
     # offset past `model_level` backs a clear rim of any size (tuning clip 8333: a disc knocked
     # 0.46 off, rim measured 0.50, model 0.19, was reported at the model's 0.19)
@@ -410,7 +416,7 @@ class DiscMeter:
         fitted: set[int] = set()
         if fits:
             fit = fits[0]
-            trusted = fit.found & self._right_size(fit)
+            trusted = fit.found & _right_size(fit.radius, self.radius, cfg)
             for j, p in enumerate(fit.points.tolist()):
                 i = row[p]
                 if not trusted[j] or pieces[i] == 0:
@@ -431,11 +437,6 @@ class DiscMeter:
             if p not in fitted:
                 self._last.pop(p, None)   # measured without a trusted rim: nothing to compare with next time
         return out
-
-    def _right_size(self, fit: DiscFit) -> np.ndarray:
-        if self.radius is None:
-            return np.ones(len(fit.points), bool)
-        return np.abs(fit.radius - self.radius) <= self.config.radius_tolerance * self.radius
 
 
 def _rows_of(points: np.ndarray, row: dict[int, int]) -> np.ndarray:

@@ -548,8 +548,7 @@ class HandDetector:
                 if s is None:
                     break
                 self._held_checked_t = self._t
-                pts = _points_from_cells(lab == k)
-                if int((pts & (s < self.lattice.covered_below)).sum()) < self.lattice.min_region:
+                if not self._hides_lattice(lab == k, s):
                     held[k] = False
         for k in np.flatnonzero(big & ~held):
             if not (absorb & (lab == k)).any():
@@ -557,8 +556,7 @@ class HandDetector:
             s = seen()
             if s is None:
                 break
-            pts = _points_from_cells(lab == k)
-            if int((pts & (s < self.lattice.covered_below)).sum()) >= self.lattice.min_region:
+            if self._hides_lattice(lab == k, s):
                 held[k] = True
         keep = np.isin(lab, np.flatnonzero(big & held))
         self.held = keep.copy()
@@ -585,7 +583,7 @@ class HandDetector:
         shows = seen_cells >= np.minimum(self.lattice.seen_above, self.start_seen + self.lattice.rise)
         # where the lattice cannot tell (a corner point's discs hide its two segments), a point
         # still for `absorb_s` that no arm at rest reaches is the board too
-        settled = (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
+        settled = self._settled()
         if (cand & ~shows & settled).any():
             shows = shows | (settled & ~self._resting_arms(hid, frac, ring))
         release = cand & ~ring & shows
@@ -600,6 +598,16 @@ class HandDetector:
             # of it, and the point is then released again once it departs from that and is still
             self._learn(release, feat)
         return hid & ~release
+
+    def _settled(self) -> np.ndarray:
+        """(GY, GX) cells that have not changed for `absorb_s` (and three frames)."""
+        return (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
+
+    def _hides_lattice(self, cells: np.ndarray, seen: np.ndarray) -> bool:
+        """The region `cells` (GY, GX) hides the printed lattice on `min_region` of its points,
+        as a palm does (`seen`: this frame's per-point lattice shares)."""
+        pts = _points_from_cells(cells)
+        return int((pts & (seen < self.lattice.covered_below)).sum()) >= self.lattice.min_region
 
     def _learn(self, cells: np.ndarray, feat: np.ndarray) -> None:
         """Take this frame's look of `cells` (GY, GX) as the background there."""
@@ -642,25 +650,25 @@ class HandDetector:
         moving, regions held as faint arms and a start-up hand still over the points are left alone."""
         if self._t is None or self._t - self._bare_checked_t < self.held_recheck_s:
             return hid
-        still = (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
-        n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
-        cand = hid & ring & still & ~self.held
+        cand = hid & ring & self._settled() & ~self.held
         if not cand.any():
             return hid
         self._bare_checked_t = self._t
+        _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         means = feat[..., :3].reshape(GY, P, GX, P, 3).mean(axis=(1, 3))      # (GY, GX, 3)
         margin = ring & ~hid
         release = np.zeros_like(hid)
         for k in np.unique(lab[cand]):
             comp = lab == k
-            if not (comp & ~ring).any() or not (comp & ring & ~cand).sum() == 0:
+            if not (comp & ~ring).any() or (comp & ring & ~cand).any():
                 continue      # a ring region alone holds no quiet up; one still moving is no ghost
             bare = np.zeros_like(hid)
             for y, x in np.argwhere(comp & ring):
-                near = margin[max(0, y - 2):y + 3, max(0, x - 2):x + 3]
+                around = np.s_[max(0, y - 2):y + 3, max(0, x - 2):x + 3]
+                near = margin[around]
                 if not near.any():
                     break
-                ref = np.median(means[max(0, y - 2):y + 3, max(0, x - 2):x + 3][near], axis=0)
+                ref = np.median(means[around][near], axis=0)
                 d = np.abs(means[y, x] - ref)
                 if d[0] > self.bare_bright or max(d[1], d[2]) > self.bare_chroma:
                     break
@@ -669,8 +677,7 @@ class HandDetector:
                 got = seen()
                 if got is None:
                     return hid
-                pts = _points_from_cells(comp)
-                if int((pts & (got < self.lattice.covered_below)).sum()) < self.lattice.min_region:
+                if not self._hides_lattice(comp, got):
                     release |= bare
         if release.any():
             self._learn(release, feat)

@@ -43,6 +43,15 @@ def displaced_still(seed: int, look: str, tilt: float, moved: tuple = ()):
     return img, truth
 
 
+def _sure_reading(truth) -> tuple[np.ndarray, np.ndarray]:
+    """(occupied points, class probabilities): every point read surely, as a piece or empty."""
+    occ = np.array([c != "." for c in truth.board])
+    probs = np.zeros((90, 15), np.float32)
+    probs[occ, 1] = 1.0
+    probs[~occ, 0] = 1.0
+    return occ, probs
+
+
 @pytest.mark.parametrize("seed,look,tilt", [(11, "wood", 5), (12, "paper", 20), (13, "mat", 30),
                                             (14, "plastic", 40)])
 def test_fitted_offsets_match_the_true_disc_offsets(seed, look, tilt):
@@ -107,10 +116,7 @@ def test_bad_arguments_are_refused():
 @pytest.mark.parametrize("seed,look,tilt", [(11, "wood", 5), (13, "mat", 30)])
 def test_the_meter_learns_the_sets_disc_radius_and_keeps_offsets_full_size(seed, look, tilt):
     img, truth = displaced_still(seed, look, tilt)
-    occ = np.array([c != "." for c in truth.board])
-    probs = np.zeros((90, 15), np.float32)
-    probs[occ, 1] = 1.0
-    probs[~occ, 0] = 1.0
+    occ, probs = _sure_reading(truth)
     # a stand-in for the model's offsets: right direction, half the size (as measured)
     model = (0.5 * truth.offsets).astype(np.float32)
     meter = DiscMeter()
@@ -128,10 +134,7 @@ def test_a_disc_whose_rim_has_not_moved_keeps_its_offset_whatever_the_model_says
     # estimate) or 0.3 (the rim's) from one read to the next, and 'knocked' once a hand had
     # passed over it. The rim is measured consistently: an unmoved rim keeps its offset.
     img, truth = displaced_still(13, "mat", 30)
-    occ = np.array([c != "." for c in truth.board])
-    probs = np.zeros((90, 15), np.float32)
-    probs[occ, 1] = 1.0
-    probs[~occ, 0] = 1.0
+    occ, probs = _sure_reading(truth)
     meter = DiscMeter()
     meter.offsets(img, truth.homography, np.arange(90), probs, (0.5 * truth.offsets).astype(np.float32))
     first = meter.offsets(img, truth.homography, np.arange(90), probs, (0.5 * truth.offsets).astype(np.float32))
@@ -155,10 +158,7 @@ def test_a_disc_that_really_moved_or_a_new_piece_gets_a_new_offset():
     a0 = 0
     img, truth = displaced_still(13, "mat", 30, moved=((a0, 0.0, 0.0),))
     pushed, ptruth = displaced_still(13, "mat", 30, moved=((a0, 0.42, 0.0),))
-    occ = np.array([c != "." for c in truth.board])
-    probs = np.zeros((90, 15), np.float32)
-    probs[occ, 1] = 1.0
-    probs[~occ, 0] = 1.0
+    occ, probs = _sure_reading(truth)
     meter = DiscMeter()
     for _ in range(2):
         before = meter.offsets(img, truth.homography, np.arange(90), probs, (0.5 * truth.offsets).astype(np.float32))
@@ -182,10 +182,7 @@ def test_a_clear_rim_far_off_its_point_is_measured_full_size_though_the_model_le
     got, want = [], []
     for seed, look, tilt in ((11, "wood", 5), (13, "mat", 30), (14, "plastic", 40)):
         img, truth = displaced_still(seed, look, tilt)
-        occ = np.array([c != "." for c in truth.board])
-        probs = np.zeros((90, 15), np.float32)
-        probs[occ, 1] = 1.0
-        probs[~occ, 0] = 1.0
+        occ, probs = _sure_reading(truth)
         size = np.linalg.norm(truth.offsets, axis=1, keepdims=True)
         level = (truth.offsets / np.maximum(size, 1e-9) * np.minimum(0.5 * size, 0.17)).astype(np.float32)
         meter = DiscMeter()
