@@ -72,7 +72,7 @@ class DiscConfig(CheckedSettings):
     model_level: float = 0.15        # ... but it levels off at ~0.2: from this size it backs a clear rim of any size (spacings) ...
     sure_coverage: float = 0.75      # ... as clear as this (rim coverage)
     agree_cos: float = 0.8           # the fit and the model agree on an offset's direction with at least this cosine
-    radius_tolerance: float = 0.15   # a rim whose radius differs from the set's by more than this fraction is another circle (an inner ring: ~20 %; rims seen obliquely spread up to ~12 %)
+    radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 the demo clip reported an untouched soldier knocked 0.22)
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius

@@ -155,23 +155,23 @@ def test_a_disc_whose_rim_has_not_moved_keeps_its_offset_whatever_the_model_says
 
 
 def test_a_disc_that_really_moved_or_a_new_piece_gets_a_new_offset():
-    a0 = 0
-    img, truth = displaced_still(13, "mat", 30, moved=((a0, 0.0, 0.0),))
-    pushed, ptruth = displaced_still(13, "mat", 30, moved=((a0, 0.42, 0.0),))
+    e3 = 31                     # a soldier whose rim, pushed, is clearly the set's size
+    img, truth = displaced_still(13, "mat", 30, moved=((e3, 0.0, 0.0),))
+    pushed, ptruth = displaced_still(13, "mat", 30, moved=((e3, 0.42, 0.0),))
     occ, probs = _sure_reading(truth)
     meter = DiscMeter()
     for _ in range(2):
         before = meter.offsets(img, truth.homography, np.arange(90), probs, (0.5 * truth.offsets).astype(np.float32))
-    assert np.linalg.norm(before[a0]) < 0.15
-    after = meter.offsets(pushed, ptruth.homography, [a0], probs[[a0]], (0.5 * ptruth.offsets[[a0]]).astype(np.float32))
-    assert np.linalg.norm(after[0] - ptruth.offsets[a0]) <= 0.12, after
+    assert np.linalg.norm(before[e3]) < 0.15
+    after = meter.offsets(pushed, ptruth.homography, [e3], probs[[e3]], (0.5 * ptruth.offsets[[e3]]).astype(np.float32))
+    assert np.linalg.norm(after[0] - ptruth.offsets[e3]) <= 0.12, after
     # the same rim read as another piece is another disc: measured afresh, and kept from then on
-    still = meter.offsets(img, truth.homography, [a0], probs[[a0]], np.array([[0.0, 0.06]], np.float32))
-    other = probs[[a0]].copy()
+    still = meter.offsets(img, truth.homography, [e3], probs[[e3]], np.array([[0.0, 0.06]], np.float32))
+    other = probs[[e3]].copy()
     other[0, 1], other[0, 2] = 0.0, 1.0
-    newp = meter.offsets(img, truth.homography, [a0], other, np.array([[0.06, 0.0]], np.float32))
+    newp = meter.offsets(img, truth.homography, [e3], other, np.array([[0.06, 0.0]], np.float32))
     assert np.linalg.norm(newp[0] - still[0]) >= 0.05, (still, newp)
-    kept = meter.offsets(img, truth.homography, [a0], other, np.array([[0.0, -0.06]], np.float32))
+    kept = meter.offsets(img, truth.homography, [e3], other, np.array([[0.0, -0.06]], np.float32))
     np.testing.assert_allclose(newp, kept)
 
 
