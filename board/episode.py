@@ -80,6 +80,7 @@ class CameraWatch:
         self._h: np.ndarray | None = None
         self._moved_t: float | None = None
         self.residue = np.zeros(90, dtype=bool)   # flagged since the camera moved, never clear since
+        self.steady = np.zeros(90, dtype=bool)    # the hand's points in the last frame of a steady camera
 
     def unsteady(self, t: float, homography: np.ndarray | None) -> bool:
         """Feed one frame's pose (None: board not found); whether its hand flags are suspect."""
@@ -91,14 +92,19 @@ class CameraWatch:
         return self._moved_t is not None and t - self._moved_t <= self.cfg.settle_s
 
     def hands(self, occluded: np.ndarray, unsteady: bool) -> np.ndarray:
-        """The flags of one frame that may be a hand: none while the camera is unsteady (they are
-        remembered as residue), and after it none of the residue while it stays flagged."""
+        """The flags of one frame that may be a hand: while the camera is unsteady only those of a
+        hand already there before it moved (the others are remembered as residue), and after it
+        none of the residue while it stays flagged. A hand resting over the board when the lock
+        refits the pose stays a hand (tuning clip 8342: a refit of a third of a pixel under a
+        resting hand dropped the rest, and with it a touch)."""
         occ = np.asarray(occluded, dtype=bool)
         if unsteady:
-            self.residue |= occ
-            return np.zeros_like(occ)
+            held = occ & self.steady
+            self.residue |= occ & ~held
+            return held
         self.residue &= occ
-        return occ & ~self.residue
+        self.steady = occ & ~self.residue
+        return self.steady.copy()
 
 
 @dataclass
@@ -122,18 +128,18 @@ class Episode:
     # (frame index, t, occluded point indices) of every frame with something over the board
     covered: list = field(default_factory=list)
     homography: np.ndarray | None = None    # the board pose last seen (for parallax)
-    unsteady_frames: int = 0                # frames whose flags were not taken (the camera was moving)
+    unsteady_frames: int = 0                # frames taken while the camera moved (only a hand already there counted)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
                offsets: np.ndarray | None, unsteady: bool = False) -> None:
         """Add one frame. `occluded` None means the board was not found in this frame; `unsteady`
-        that the camera was moving (CameraWatch): its hand flags and disc offsets say nothing."""
+        that the camera was moving (CameraWatch): its disc offsets say nothing, and of its hand
+        flags only those CameraWatch kept (a hand there before the camera moved) are given."""
         self.frames += 1
         self.t_last = t
         self.frame_last = frame_index
         if unsteady:
             self.unsteady_frames += 1
-            return
         if occluded is None or probs is None or offsets is None:
             return
         occ = np.asarray(occluded, dtype=bool)
@@ -146,6 +152,8 @@ class Episode:
         n = int(occ.sum())
         if n > self.busiest_count:
             self.busiest_count, self.busiest_frame = n, frame_index
+        if unsteady:
+            return
         vis = ~occ
         shift = np.linalg.norm(np.asarray(offsets, dtype=np.float64) - self.before.offsets, axis=1)
         shift = np.where(vis, shift, 0.0)

@@ -94,6 +94,7 @@ class PendingTouch:
     side: Side
     point: int
     frames: dict[str, int]
+    also: tuple[int, ...] = ()   # another own piece the fingertips may have been on (a broad hand)
 
 
 @dataclass
@@ -189,6 +190,13 @@ def farther_off(s: SettleFacts, p: int) -> bool:
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
     """The disc on p was already off its point before (being put right is not an incident)."""
     return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= cfg.between)
+
+
+def being_put_right(s: "SettleFacts", mem: "IncidentMemory", p: int) -> bool:
+    """The disc on p was off its point before, or reported left between points and not seen back
+    on it since: a hand on it is putting it right, no touch of another piece (tuning clips 8348,
+    8355: a disc left between points, put right before the next move, was 'touched')."""
+    return was_between(s.cfg, s.before, p) or p in mem.between_reported
 
 
 def covered_during(ep: Episode, d: Dwell, p: int) -> bool:
@@ -310,7 +318,7 @@ class Touch:
     dwell: Dwell | None
 
 
-def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
+def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
     """The mover's rest on another own unmoved piece before the dwell that picked up the moved one."""
     ep, before, moves = s.episode, s.before, s.moves
     mover = s.mover
@@ -325,7 +333,7 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
     def own_unmoved(p: int) -> bool:
         c = int(before.classes[p])
         return (c != EMPTY and p not in involved and p not in knocked
-                and mover.owns(CLASS_LETTERS[c]) and not was_between(cfg, before, p))
+                and mover.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, p))
 
     def contact(d: Dwell, moving: set[int] = involved) -> int | None:
         # where the fingers may be is a few points; if the moved piece is one of
@@ -375,6 +383,7 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
         if not first:
             return None   # the pick-up was not seen: a touch cannot be put before it
         limit = sum(1 for d in ds if d.frame_end < first[0])
+    aside: set[int] = set()
     if m.to_sq in s.before_pos.pieces():
         first_victim = [i for i in at_t if i < limit]
         if not first_victim:
@@ -387,7 +396,20 @@ def touched_before_move(s: SettleFacts, knocked: set[int]) -> Touch | None:
                             if king_steps(d.point, m.to_sq) <= 1 and covered_during(ep, d, m.to_sq)][-1:]
         if first_victim:
             limit = first_victim[0]
-    for d in ds[:limit]:
+        else:
+            # The victim was lifted too quickly for a rest. A rest at the board's side edge after
+            # the fingertips first came over its point, and before the pick-up, is the victim
+            # being set down beyond that edge (tuning clip 8356: carried along the edge rank and
+            # set down beyond i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere
+            # is not (8331: the hand crossed the victim's point on its way in to the touch).
+            pick = ds[limit].frame_start if limit < len(ds) else ep.frame_last + 1
+            over = [d.frame_start for d in dwells(ep, mover, 0.0)
+                    if d.frame_start < pick and m.to_sq in contacts(ep, d, mover)]
+            if over:
+                aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
+    for i, d in enumerate(ds[:limit]):
+        if i in aside:
+            continue      # setting the victim down beyond the edge
         cands = contacts(ep, d, mover)
         if any(p in early for p in cands):
             continue      # the hand may have been on the moved piece itself
@@ -453,7 +475,7 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             continue
         if mem.last_move is not None and p == mem.last_move.to_sq and not s.moves:
             continue
-        if was_between(cfg, before, p):
+        if being_put_right(s, mem, p):
             continue   # a disc left between points being put right is not knocked
         if p in mem.knocked_reported:
             # reported already: reading clearly again, or moving on, it is the same knocked disc
@@ -491,7 +513,7 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     if s.moves and mover is not None:
         m = s.moves[0]
         moved = s.moved_points
-        touch = touched_before_move(s, found.knocked)
+        touch = touched_before_move(s, mem, found.knocked)
         from_pending: dict[str, int] | None = None
         if touch is None:
             # the touch may have been its own hands-over-board stretch, the hand
@@ -500,8 +522,11 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             for pt in mem.pending_touches:
                 c = int(before.classes[pt.point])
                 if pt.side == mover and pt.point != m.from_sq and pt.point not in moved | beside and c != EMPTY \
-                        and mover.owns(CLASS_LETTERS[c]):
-                    touch = Touch([pt.point], None)
+                        and mover.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, pt.point):
+                    also = [q for q in pt.also if q not in moved | beside and q != m.from_sq
+                            and int(before.classes[q]) != EMPTY and mover.owns(CLASS_LETTERS[int(before.classes[q])])
+                            and not being_put_right(s, mem, q)]
+                    touch = Touch([pt.point] + also[:1], None)
                     from_pending = pt.frames
                     break
         if touch is not None:
@@ -525,13 +550,20 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # rest there counts from `lone_dwell_s` (a disc on the player's own edge rank,
         # reached from beyond the edge, is covered only while the fingers are on it)
         min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s
+
+        def own(p: int) -> bool:
+            k = int(before.classes[p])
+            return k != EMPTY and side.owns(CLASS_LETTERS[k]) and not being_put_right(s, mem, p)
+
         for d in (dwells(ep, side, min_s) if local else []):
             for c in contacts(ep, d, side):
-                k = int(before.classes[c])
-                if k != EMPTY and side.owns(CLASS_LETTERS[k]) and not was_between(cfg, before, c):
+                if own(c):
+                    # where the fingers were is uncertain by a point: keep the other own piece
+                    # the fingertips may have been on, as the touch in this stretch does
+                    also = tuple(q for q in tips(ep, d, side) if q != c and own(q))[:1]
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
-                                               "during": (d.frame_start + d.frame_end) // 2}))
+                                               "during": (d.frame_start + d.frame_end) // 2}, also))
                     break
 
 
@@ -555,7 +587,13 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
         if blurred:
             mag = max(mag, cfg.between)
         if mag < cfg.between:
-            if mag < cfg.between * cfg.between_release:   # hysteresis: noise around the threshold is no news
+            # hysteresis: noise around the threshold is no news; and a disc reported between
+            # points whose reading is still half an empty point has not been put right, whatever
+            # its offset reads (tuning clip 8355: 0.0 spacings while it still lay between points,
+            # so the hand that then put it right 'touched' it)
+            still_blurred = (p in mem.between_reported and after.empty_prob is not None
+                             and after.empty_prob[p] >= cfg.between_empty)
+            if mag < cfg.between * cfg.between_release and not still_blurred:
                 mem.between_reported.discard(p)
             continue
         if p in mem.between_reported:

@@ -161,6 +161,7 @@ def _departure(a: np.ndarray, b: np.ndarray, noise: np.ndarray | None = None) ->
 
 
 NOISE_SIGMAS = 3.5   # a departure stands this many noise deviations clear (pure noise: ~1e-3 of pixels)
+SQRT2 = float(np.sqrt(2.0))
 
 
 class NoiseModel:
@@ -752,6 +753,11 @@ class HandDetector:
         dep = _judge(np.abs(signed), sigma)
         frac = _cell_fraction(dep > 1.0)
         mov = _cell_fraction(_departure(feat, self.prev, sigma) > 1.0) > 0.08
+        # what holds the board's quiet off: two frames' grain differ by sqrt(2) times one frame's
+        # from the (averaged) background, so a noisy camera's grain alone stirs no cell
+        stir = mov
+        if sigma is not None and mov.any():
+            stir = mov & (_cell_fraction(_departure(feat, self.prev, sigma * SQRT2) > 1.0) > 0.08)
         hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
         # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
         strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
@@ -814,9 +820,9 @@ class HandDetector:
             # a hand arriving covers a good part of a ring cell within a frame; a soft shadow
             # drifting along the table edge departs only faintly and must not hold quiet off
             arriving = hid & ring & mov & (frac >= self.ring_hold_frac)
-            active = bool((hid & inner).any() or (mov & inner).any() or arriving.any())
+            active = bool((hid & inner).any() or (stir & inner).any() or arriving.any())
         else:
-            active = bool(hid.any() or (mov & inner).any())
+            active = bool(hid.any() or (stir & inner).any())
         if active:
             self.calm, self.calm_t = 0, 0.0
         else:

@@ -85,6 +85,28 @@ def test_a_real_touch_right_after_a_bump_is_still_reported():
     assert idx("b2") in incidents[0].points
 
 
+def test_a_hand_resting_when_the_lock_refits_the_pose_is_still_a_touch():
+    # tuning clip 8342: while black rested on c6, the lock refitted the pose by a third of a pixel
+    # (ridges pulled by the hand's edges); the hand's flags were then dropped as a bump's, and the
+    # rest with them. A hand already over the board before the pose moved stays a hand.
+    s = Script(seed=23).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    first = len(s.frames)
+    s.move("b0c2", touch_first="b2").quiet(0.8)
+    on_b2 = [i for i in range(first, len(s.frames)) if s.frames[i].hidden[idx("b2")]]
+    refit = on_b2[len(on_b2) // 2]
+    obs_list = []
+    for obs in observations(s.frames, NoiseProfile(seed=5, flicker=0.0)):
+        if obs.frame_index >= refit:
+            obs.pose.homography = shifted(obs.pose.homography, 1.5, 0.6)
+        obs_list.append(obs)
+    moves, incidents = run(obs_list)
+    assert [m.iccs for m in moves] == ["h2e2", "h9g7", "b0c2"]
+    assert [(e.kind, e.ply) for e in incidents] == [("touch_move_other", 3)]
+    assert idx("b2") in incidents[0].points
+
+
 def test_a_steady_camera_is_never_unsteady_and_a_slide_is_for_settle_s():
     h = np.array([[60.0, 0, 400], [0, -60.0, 650], [0, 0, 1]])
     watch = CameraWatch(CameraConfig(moved=0.015, settle_s=0.4))

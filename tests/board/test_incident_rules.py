@@ -168,6 +168,52 @@ def test_a_touch_in_a_stretch_of_its_own_is_remembered_then_reported_with_the_mo
     assert mem.pending_touches == []
 
 
+def test_a_remembered_rest_centred_between_two_own_pieces_names_both():
+    # black's hand over b9 and c9, centred between them (tuning clip 8349: the fingers were on
+    # the elephant c9; naming the horse b9 alone accused the wrong piece)
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    mem = IncidentMemory()
+    touch_move(_facts(pos, None, [(["b9", "c9"], 0.6)]), mem, Findings())
+    found = Findings()
+    touch_move(_facts(pos, "a9a8", [(["a9", "a8"], 0.4)]), mem, found)
+    assert [(e.kind, sorted(e.points)) for e in found.events] == [
+        ("touch_move_other", sorted([_p("b9"), _p("c9"), _p("a9")]))]
+
+
+def test_a_hand_putting_right_a_disc_reported_between_points_touches_nothing():
+    # tuning clips 8348, 8355: the disc left between points (reported, 0.30 spacings by its blurred
+    # reading, its mean offset below the threshold) is put right before the next move
+    pos = Position()
+    for between_reported in (set(), {_p("b0")}):
+        mem = IncidentMemory(between_reported=set(between_reported))
+        touch_move(_facts(pos, None, [(["b0"], 0.6)]), mem, Findings())
+        found = Findings()
+        touch_move(_facts(pos, "h2e2", [(["h0", "h1", "h2"], 0.4), (["e0", "e1", "e2", "f1"], 0.4)]), mem, found)
+        touched = [e for e in found.events if e.kind == "touch_move_other"]
+        assert len(touched) == (0 if between_reported else 1)
+        # the same in one stretch with the move
+        mem = IncidentMemory(between_reported=set(between_reported))
+        found = Findings()
+        touch_move(_facts(pos, "h2e2", [(["b0"], 0.6), (["h0", "h1", "h2"], 0.4),
+                                        (["e0", "e1", "e2", "f1"], 0.4)]), mem, found)
+        touched = [e for e in found.events if e.kind == "touch_move_other"]
+        assert len(touched) == (0 if between_reported else 1)
+
+
+def test_a_disc_reported_between_points_stays_so_while_its_reading_is_half_empty():
+    # tuning clip 8355: reported between points from its blurred reading, the disc's offset then
+    # read 0.0 while it still lay between points (empty 0.8): not put right yet
+    pos = Position()
+    half_empty = np.zeros(90)
+    half_empty[_p("b0")] = 0.8
+    mem = IncidentMemory(between_reported={_p("b0")})
+    between_points(_facts(pos, "h2e2", after_empty=half_empty), mem, Findings())
+    assert mem.between_reported == {_p("b0")}
+    between_points(_facts(pos, "h2e2"), mem, Findings())     # read clearly on its point again
+    assert mem.between_reported == set()
+
+
 def test_a_remembered_rest_of_the_other_side_is_no_touch_for_this_move():
     pos = Position()
     mem = IncidentMemory(pending_touches=[PendingTouch(Side.BLACK, _p("f9"), {"before": 0, "during": 3})])

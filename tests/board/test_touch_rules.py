@@ -126,6 +126,27 @@ def test_lifting_a_capture_victim_off_beside_an_own_piece_is_not_a_touch():
     assert _touches(ev) == []
 
 
+def test_a_victim_lifted_in_passing_and_set_down_beyond_the_far_edge_is_no_touch():
+    # tuning clip 8356: red's chariot a0 takes the cannon on b0; the hand lifts the cannon without
+    # a rest, carries it along the edge rank and sets it down beyond i0 (resting at i0/i1 there),
+    # then comes back for the chariot
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    pos.push(Move.from_iccs("b7b0"))
+    carry = [(["a0", "b0"], 0.12), (["c0", "d0", "e0", "c1"], 0.12), (["g0", "h0", "i0", "h1"], 0.12),
+             (["i0", "i1"], 0.4), (["e0", "f0", "g0", "f1"], 0.12)]
+    ev = _run(pos, "a0b0", carry + [(["a0", "b0", "a1", "b1"], 0.4)])
+    assert _touches(ev) == []
+    # the same rest at i0 before the hand ever came over the victim is a touch of the chariot there
+    ev = _run(pos, "a0b0", [(["i0", "i1"], 0.4)] + carry + [(["a0", "b0", "a1", "b1"], 0.4)])
+    assert _touches(ev) == [sorted([_p("i0"), _p("a0")])]
+    # and a rest away from the edge after crossing the victim's point is a touch too (tuning clip
+    # 8331: the hand came in over the victim to rest on another piece first)
+    ev = _run(pos, "a0b0", [(["a0", "b0"], 0.12), (["c0", "c1"], 0.4)] + carry[1:]
+              + [(["a0", "b0", "a1", "b1"], 0.4)])
+    assert _touches(ev) == [sorted([_p("c0"), _p("a0")])]
+
+
 def test_a_rest_on_an_own_piece_before_the_victim_is_lifted_is_still_a_touch():
     ev = _settle(IncidentTracker(), Position.from_fen(CAPTURE), "i0h0",
                  [(["c0"], 0.4), ([], 0.12)] + VICTIM_LIFT + PICK_AND_PUT)
