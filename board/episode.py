@@ -93,13 +93,18 @@ class CameraWatch:
 
     def hands(self, occluded: np.ndarray, unsteady: bool) -> np.ndarray:
         """The flags of one frame that may be a hand: while the camera is unsteady only those of a
-        hand already there before it moved (the others are remembered as residue), and after it
-        none of the residue while it stays flagged. A hand resting over the board when the lock
-        refits the pose stays a hand (tuning clip 8342: a refit of a third of a pixel under a
-        resting hand dropped the rest, and with it a touch)."""
+        hand at rest there since before it moved (the others are remembered as residue), and
+        after it none of the residue while it stays flagged. A hand resting over the board when
+        the lock refits the pose stays a hand (tuning clip 8342: a refit of a third of a pixel
+        under a resting hand dropped the rest, and with it a touch); a hand that moves meanwhile
+        is not followed (its overlap with where it was is no hand: 8317)."""
         occ = np.asarray(occluded, dtype=bool)
         if unsteady:
             held = occ & self.steady
+            # most of the region is where the hand was, and most of where it was is flagged still
+            at_rest = 2 * int(held.sum()) >= max(int(occ.sum()), int(self.steady.sum()))
+            if not at_rest:
+                held = np.zeros_like(occ)
             self.residue |= occ & ~held
             return held
         self.residue &= occ
