@@ -378,7 +378,10 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # is put down: then the first rest at either point.
         put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
         stretches = dwells(ep, mover, 0.0)
-        over = [d.frame_start for d in stretches if contact(d) == m.from_sq and d.frame_start < put_down]
+        # (over the moved piece: with its destination beside it, a capture's victim, the
+        # contact names the destination first; tuning clip 8338)
+        over = [d.frame_start for d in stretches if d.frame_start < put_down
+                and (contact(d) == m.from_sq or m.from_sq in contacts(ep, d, mover))]
         first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
         if not first:
             return None   # the pick-up was not seen: a touch cannot be put before it
@@ -419,7 +422,8 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # where the fingers were is uncertain by a point: name the own pieces the
         # fingertips may have been on (the arbiter looks at the evidence frames)
         tip_points = tips(ep, d, mover)
-        named = [p for p in [pieces[0]] + [q for q in tip_points if q != pieces[0]] if own_unmoved(p)]
+        named = [p for p in [pieces[0]] + [q for q in tip_points + pieces if q != pieces[0]] if own_unmoved(p)]
+        named = list(dict.fromkeys(named))
         if named:
             return Touch(named[:2], d)
     return None

@@ -22,9 +22,11 @@ def _p(name: str) -> int:
     return int(name[1]) * 9 + "abcdefghi".index(name[0])
 
 
-def _run(position: Position, move: str, stretches: list[tuple[list[str], float]]) -> list:
-    """Play the hand's stretches (covered points, seconds) over one episode ending in `move`."""
-    return _settle(IncidentTracker(), position, move, stretches)
+def _run(position: Position, move: str, stretches: list[tuple[list[str], float]],
+         homography: np.ndarray = TOP_DOWN) -> list:
+    """Play the hand's stretches (covered points, seconds) over one episode ending in `move`,
+    seen by a camera at `homography`."""
+    return _settle(IncidentTracker(), position, move, stretches, homography=homography)
 
 
 def _touches(events) -> list:
@@ -73,7 +75,7 @@ def test_a_rest_on_an_edge_piece_before_moving_a_piece_one_point_over_is_a_touch
 
 
 def _episode(position: Position, stretches: list[tuple[list[str], float]], start: int = 1,
-             offsets: dict[str, tuple[float, float]] | None = None):
+             offsets: dict[str, tuple[float, float]] | None = None, homography: np.ndarray = TOP_DOWN):
     """An episode of the hand's stretches (covered points, seconds) over `position`, the discs
     seen `offsets` (point -> spacings) off their points before it."""
     classes = board_classes(position)
@@ -83,7 +85,7 @@ def _episode(position: Position, stretches: list[tuple[list[str], float]], start
     before = Settled(0.0, start - 1, classes, off, np.ones(90, bool), np.ones(90),
                      empty_prob=np.zeros(90))
     ep = Episode(start / FPS, start, before)
-    ep.homography = TOP_DOWN
+    ep.homography = homography
     f = start
     probs = np.zeros((90, 15))
     probs[np.arange(90), classes] = 1.0
@@ -98,9 +100,9 @@ def _episode(position: Position, stretches: list[tuple[list[str], float]], start
 
 def _settle(it: IncidentTracker, position: Position, move: str | None,
             stretches: list[tuple[list[str], float]], start: int = 1,
-            offsets: dict[str, tuple[float, float]] | None = None) -> list:
+            offsets: dict[str, tuple[float, float]] | None = None, homography: np.ndarray = TOP_DOWN) -> list:
     """One settled episode through `it`: ending in `move`, or with nothing moved (None)."""
-    ep, f = _episode(position, stretches, start, offsets)
+    ep, f = _episode(position, stretches, start, offsets, homography)
     after_pos = position.copy()
     moves = []
     if move is not None:
@@ -145,6 +147,25 @@ def test_a_victim_lifted_in_passing_and_set_down_beyond_the_far_edge_is_no_touch
     ev = _run(pos, "a0b0", [(["a0", "b0"], 0.12), (["c0", "c1"], 0.4)] + carry[1:]
               + [(["a0", "b0", "a1", "b1"], 0.4)])
     assert _touches(ev) == [sorted([_p("c0"), _p("a0")])]
+
+
+# A camera beyond red's right-hand corner (seen smaller toward a9): one step away from it is (-1, +1)
+FROM_RED_RIGHT = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [-0.02, 0.02, 1.0]])
+
+
+def test_a_rest_before_a_victim_is_lifted_names_the_own_pieces_the_fingers_may_be_on():
+    # tuning clip 8338: red rests on the elephant c0 (the region leads with c1, the advisor d0 one
+    # step toward the camera), lifts the cannon off b0 and sets it aside beyond i0, comes back,
+    # picks the chariot a0 up in passing (its stretch leads with the victim's point) and puts it
+    # on b0. The rest is a touch, and the fingers may be on either own piece.
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    pos.push(Move.from_iccs("b7b0"))
+    stretches = [(["b0", "c0", "d0", "c1"], 0.4), (["a0", "b0", "c0", "b1"], 0.6),
+                 (["e0", "f0", "e1"], 0.12), (["h0", "i0", "h1"], 0.12), (["i0", "i1"], 0.2),
+                 (["e0", "f0", "e1"], 0.12), (["a0", "b0", "a1"], 0.2), (["b0", "c0", "b1"], 0.3)]
+    ev = _run(pos, "a0b0", stretches, FROM_RED_RIGHT)
+    assert _touches(ev) == [sorted([_p("c0"), _p("d0"), _p("a0")])]
 
 
 def test_a_rest_on_an_own_piece_before_the_victim_is_lifted_is_still_a_touch():
