@@ -350,6 +350,7 @@ class Tracker:
                                         extra={"was": self.sync.value}))
             self.sync = SyncState.IN_SYNC
             self.sync_detail = ()
+        events.extend(self._refuted_knocks(ex.moves, last))
         n = len(ex.moves)
         for i, m in enumerate(ex.moves):
             played = self.record.play(m, last.t)
@@ -361,6 +362,24 @@ class Tracker:
                 events.extend(self._repetition(last))
             elif played.occurrences == 1:
                 self.record.repetition.last_ruling = None   # a new position: any repetition stretch is over
+        return events
+
+    def _refuted_knocks(self, moves: list[Move], last: Frame) -> list[Event]:
+        """Retract a 'knocked off the board' that a move now explains: the piece reported gone
+        (no disc seen near its point, never seen back on it) is moved from that point. It was
+        carried and put down where the reader did not see it, between points (tuning clips 8352,
+        8359: a disc left between points two files away was 'knocked off the board')."""
+        assert self.record is not None
+        events: list[Event] = []
+        gone = self.incidents.memory.knocked_reported
+        for m in moves:
+            for inc in [e for e in self.raised if e.kind == "knocked" and e.extra.get("off_board")
+                        and e.points == [m.from_sq] and m.from_sq in gone]:
+                self.raised.remove(inc)
+                events.append(IncidentRetracted.of(
+                    inc, last.t, self.ply,
+                    f"the piece on {point_name(m.from_sq)} was moved ({m.iccs()}), not knocked off the "
+                    f"board: it had been put down where it was not seen"))
         return events
 
     def _repetition(self, last: Frame) -> list[Event]:

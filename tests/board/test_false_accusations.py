@@ -292,3 +292,33 @@ def test_a_disc_the_reader_hardly_recognises_is_not_knocked_by_its_offset_jumpin
         moves, incidents = run(obs_list)
         assert [m.iccs for m in moves] == ["h2e2", "h9g7", "b0c2"]
         assert [(e.kind, e.ply, e.points) for e in incidents] == expected, weak
+
+
+def test_a_piece_reported_knocked_off_then_seen_moved_is_retracted():
+    # tuning clips 8352, 8359: a disc put down between points where the reader saw no piece read
+    # as 'knocked off the board'; once it shows on its point, the move explains the vanished
+    # piece and the knock is withdrawn (journalled as retracted, not left standing)
+    s = Script(seed=24).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    put_down = len(s.frames)
+    s.move("b0c2").quiet(1.2)
+    seen_again = len(s.frames)
+    s.move("i9h9").quiet(0.8)
+    c2 = idx("c2")
+    obs_list = []
+    for obs in observations(s.frames, NoiseProfile(seed=6, flicker=0.0)):
+        if put_down <= obs.frame_index < seen_again:
+            obs.probs = obs.probs.copy()
+            obs.probs[c2] = 0.0
+            obs.probs[c2, 0] = 1.0          # the horse on c2 unseen: the point reads empty
+        obs_list.append(obs)
+    tr, events = Tracker(), []
+    for o in obs_list:
+        events.extend(tr.feed(o))
+    events.extend(tr.finish())
+    assert [e.iccs for e in events if e.type == "move"] == ["h2e2", "h9g7", "b0c2", "i9h9"]
+    knocks = [e for e in events if e.type == "incident" and e.kind == "knocked"]
+    assert [k.points for k in knocks] == [[idx("b0")]]
+    retracted = [e for e in events if e.type == "incident_retracted"]
+    assert [r.target for r in retracted] == knocks
