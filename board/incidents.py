@@ -378,10 +378,12 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # is put down: then the first rest at either point.
         put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
         stretches = dwells(ep, mover, 0.0)
-        # (over the moved piece: with its destination beside it, a capture's victim, the
-        # contact names the destination first; tuning clip 8338)
+        # (over the moved piece: with a capture's victim beside it, the contact names the
+        # victim's point first, tuning clip 8338; a plain move's destination beside it is left
+        # as it was, 8356: the pass onto it is the move itself)
+        capture = m.to_sq in s.before_pos.pieces()
         over = [d.frame_start for d in stretches if d.frame_start < put_down
-                and (contact(d) == m.from_sq or m.from_sq in contacts(ep, d, mover))]
+                and (contact(d) == m.from_sq or (capture and m.from_sq in contacts(ep, d, mover)))]
         first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
         if not first:
             return None   # the pick-up was not seen: a touch cannot be put before it
