@@ -529,10 +529,10 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                 c = int(before.classes[pt.point])
                 if pt.side == mover and pt.point != m.from_sq and pt.point not in moved | beside and c != EMPTY \
                         and mover.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, pt.point):
-                    also = [q for q in pt.also if q not in moved | beside and q != m.from_sq
+                    named = [q for q in pt.also if q not in moved | beside and q != m.from_sq
                             and int(before.classes[q]) != EMPTY and mover.owns(CLASS_LETTERS[int(before.classes[q])])
                             and not being_put_right(s, mem, q)]
-                    touch = Touch([pt.point] + also[:1], None)
+                    touch = Touch([pt.point] + named[:1], None)
                     from_pending = pt.frames
                     break
         if touch is not None:
