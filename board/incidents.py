@@ -199,6 +199,12 @@ def being_put_right(s: "SettleFacts", mem: "IncidentMemory", p: int) -> bool:
     return was_between(s.cfg, s.before, p) or p in mem.between_reported
 
 
+def own_piece(s: "SettleFacts", mem: "IncidentMemory", side: Side, p: int) -> bool:
+    """A piece of `side` stood on p before, not one being put right: one its hand can touch."""
+    c = int(s.before.classes[p])
+    return c != EMPTY and side.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, p)
+
+
 def covered_during(ep: Episode, d: Dwell, p: int) -> bool:
     return any(d.frame_start <= f <= d.frame_end and p in c for f, _, c in ep.covered)
 
@@ -331,9 +337,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     involved = s.moved_points | beside
 
     def own_unmoved(p: int) -> bool:
-        c = int(before.classes[p])
-        return (c != EMPTY and p not in involved and p not in knocked
-                and mover.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, p))
+        return p not in involved and p not in knocked and own_piece(s, mem, mover, p)
 
     def contact(d: Dwell, moving: set[int] = involved) -> int | None:
         # where the fingers may be is a few points; if the moved piece is one of
@@ -354,8 +358,10 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     # An empty destination cannot be touched before the piece is picked up: a rest read there
     # before the last rest on the moved piece is the hand on its way, and the fingertips may
     # be on a piece beside it (the king the player touched first, then the advisor moved)
+    capture = m.to_sq in s.before_pos.pieces()
+    stretches = dwells(ep, mover, 0.0)
     early = involved
-    if m.to_sq not in s.before_pos.pieces():
+    if not capture:
         early = involved - {m.to_sq}
         last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
         for i in range(last_pick):
@@ -377,11 +383,9 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # pieces there first). A piece moved to the next point is picked up where it
         # is put down: then the first rest at either point.
         put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
-        stretches = dwells(ep, mover, 0.0)
         # (over the moved piece: with a capture's victim beside it, the contact names the
         # victim's point first, tuning clip 8338; a plain move's destination beside it is left
         # as it was, 8356: the pass onto it is the move itself)
-        capture = m.to_sq in s.before_pos.pieces()
         over = [d.frame_start for d in stretches if d.frame_start < put_down
                 and (contact(d) == m.from_sq or (capture and m.from_sq in contacts(ep, d, mover)))]
         first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
@@ -389,7 +393,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             return None   # the pick-up was not seen: a touch cannot be put before it
         limit = sum(1 for d in ds if d.frame_end < first[0])
     aside: set[int] = set()
-    if m.to_sq in s.before_pos.pieces():
+    if capture:
         first_victim = [i for i in at_t if i < limit]
         if not first_victim:
             # The victim had to come off before the pick-up, so a hand rested at its
@@ -408,8 +412,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             # set down beyond i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere
             # is not (8331: the hand crossed the victim's point on its way in to the touch).
             pick = ds[limit].frame_start if limit < len(ds) else ep.frame_last + 1
-            over = [d.frame_start for d in dwells(ep, mover, 0.0)
-                    if d.frame_start < pick and m.to_sq in contacts(ep, d, mover)]
+            over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts(ep, d, mover)]
             if over:
                 aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
     for i, d in enumerate(ds[:limit]):
@@ -424,8 +427,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # where the fingers were is uncertain by a point: name the own pieces the
         # fingertips may have been on (the arbiter looks at the evidence frames)
         tip_points = tips(ep, d, mover)
-        named = [p for p in [pieces[0]] + [q for q in tip_points + pieces if q != pieces[0]] if own_unmoved(p)]
-        named = list(dict.fromkeys(named))
+        named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
         if named:
             return Touch(named[:2], d)
     return None
@@ -525,13 +527,13 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             # the touch may have been its own hands-over-board stretch, the hand
             # lifted clear of the board before reaching for the piece it moved
             beside = beside_displaced_disc(cfg, before, m.from_sq)
+
+            def other_own(q: int) -> bool:
+                return q != m.from_sq and q not in moved | beside and own_piece(s, mem, mover, q)
+
             for pt in mem.pending_touches:
-                c = int(before.classes[pt.point])
-                if pt.side == mover and pt.point != m.from_sq and pt.point not in moved | beside and c != EMPTY \
-                        and mover.owns(CLASS_LETTERS[c]) and not being_put_right(s, mem, pt.point):
-                    named = [q for q in pt.also if q not in moved | beside and q != m.from_sq
-                            and int(before.classes[q]) != EMPTY and mover.owns(CLASS_LETTERS[int(before.classes[q])])
-                            and not being_put_right(s, mem, q)]
+                if pt.side == mover and other_own(pt.point):
+                    named = [q for q in pt.also if other_own(q)]
                     touch = Touch([pt.point] + named[:1], None)
                     from_pending = pt.frames
                     break
@@ -556,17 +558,12 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # rest there counts from `lone_dwell_s` (a disc on the player's own edge rank,
         # reached from beyond the edge, is covered only while the fingers are on it)
         min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s
-
-        def own(p: int) -> bool:
-            k = int(before.classes[p])
-            return k != EMPTY and side.owns(CLASS_LETTERS[k]) and not being_put_right(s, mem, p)
-
         for d in (dwells(ep, side, min_s) if local else []):
             for c in contacts(ep, d, side):
-                if own(c):
+                if own_piece(s, mem, side, c):
                     # where the fingers were is uncertain by a point: keep the other own piece
                     # the fingertips may have been on, as the touch in this stretch does
-                    also = tuple(q for q in tips(ep, d, side) if q != c and own(q))[:1]
+                    also = tuple(q for q in tips(ep, d, side) if q != c and own_piece(s, mem, side, q))[:1]
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
                                                "during": (d.frame_start + d.frame_end) // 2}, also))

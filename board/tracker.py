@@ -369,7 +369,6 @@ class Tracker:
         (no disc seen near its point, never seen back on it) is moved from that point. It was
         carried and put down where the reader did not see it, between points (tuning clips 8352,
         8359: a disc left between points two files away was 'knocked off the board')."""
-        assert self.record is not None
         events: list[Event] = []
         gone = self.incidents.memory.knocked_reported
         for m in moves:

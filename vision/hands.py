@@ -752,12 +752,13 @@ class HandDetector:
         sigma = self.noise.sigma(level)
         dep = _judge(np.abs(signed), sigma)
         frac = _cell_fraction(dep > 1.0)
-        mov = _cell_fraction(_departure(feat, self.prev, sigma) > 1.0) > 0.08
+        step = np.abs(feat - self.prev)
+        mov = _cell_fraction(_judge(step, sigma) > 1.0) > 0.08
         # what holds the board's quiet off: two frames' grain differ by sqrt(2) times one frame's
         # from the (averaged) background, so a noisy camera's grain alone stirs no cell
         stir = mov
         if sigma is not None and mov.any():
-            stir = mov & (_cell_fraction(_departure(feat, self.prev, sigma * SQRT2) > 1.0) > 0.08)
+            stir = mov & (_cell_fraction(_judge(step, sigma * SQRT2) > 1.0) > 0.08)
         hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
         # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
         strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
