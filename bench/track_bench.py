@@ -227,9 +227,15 @@ def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, 
     from vision import BoardReader
 
     import shutil
+    from rules import Position
+    from vision.set_learning import StartSetLearner
+
     shutil.rmtree(out_dir, ignore_errors=True)
     src = FrameSource(str(clip_dir / "clip.mp4"))
-    rec = Recorder(out_dir, start_fen=start_fen_of(truth), reader=BoardReader())
+    # read as `xqtrack record` reads a game from a known start: the set learnt from its start
+    start = start_fen_of(truth)
+    reader = StartSetLearner(BoardReader(), Position.from_fen(start).points(), "this game's set")
+    rec = Recorder(out_dir, start_fen=start, reader=reader)
     summary = rec.run(src)
     src.close()
     events = [e for e in summary.events if e["type"] in ("move", "incident", "incident_retracted", "tracking")]

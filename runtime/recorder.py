@@ -92,6 +92,7 @@ class Recorder:
         self._dropped_reported = 0
         self._no_board_since: float | None = None
         self._anchored_t: float | None = None
+        self._lattices_replaced = 0   # the reader's count of doubted lattices it replaced, as journalled
         self._no_board_said = False
         self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
         self.moves_found: list[str] = []
@@ -194,6 +195,17 @@ class Recorder:
                                       f"there ({moved.explained:.0%} of the points read as it)",
                                       extra={"shift": [moved.shift_x, moved.shift_y], "turned": moved.turned,
                                              "fresh": moved.fresh, "frame": fr.index}))
+
+    def _note_lattice_replaced(self, fr: Any) -> None:
+        """Journal it when the reader gave up a weakly shown lattice for a clearly better one
+        (vision.reader.LockDoubtConfig): every point is read afresh from this frame on."""
+        replaced = int(getattr(self.reader, "lattice_replaced", 0) or 0)
+        if replaced > self._lattices_replaced:
+            self._lattices_replaced = replaced
+            self._write(TrackingEvent(fr.t, self.tracker.ply, "lattice_anchored",
+                                      "another lattice found in the frame: the one locked first showed its "
+                                      "lines only weakly, this one clearly",
+                                      extra={"fresh": True, "doubted": True, "frame": fr.index}))
 
     def _note_board_search(self, found: bool, t: float) -> None:
         """Say so when no board has been found for a while (a camera pointed elsewhere, noise):
@@ -370,6 +382,7 @@ class Recorder:
                         raise RecordError(f"vision failed on 50 frames in a row (last: frame {fr.index}: {exc})")
                     continue
                 self._note_board_search(obs.pose is not None, fr.t)
+                self._note_lattice_replaced(fr)
                 hom = obs.pose.homography if obs.pose is not None else None
                 if self.frame_hook is not None:  # live set-up view
                     self.frame_hook(fr, obs)

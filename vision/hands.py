@@ -638,7 +638,7 @@ class HandDetector:
         self.hidden_cells &= ~ghost
         return hid & ~ghost
 
-    def _bare_ring(self, hid: np.ndarray, feat: np.ndarray, ring: np.ndarray,
+    def _bare_ring(self, hid: np.ndarray, feat: np.ndarray, frac: np.ndarray, ring: np.ndarray,
                    seen: "Callable[[], np.ndarray | None]") -> np.ndarray:
         """Release hidden ring cells that now look like the bare margin beside them, when the
         points they join show their lattice.
@@ -647,7 +647,8 @@ class HandDetector:
         and its shadow reached over the edge); joined to the emptied point it looks like an arm
         resting across the edge, which never settles (tuning clip 8316: the board never quiet
         again after the second move). An arm or a sleeve does not look like the margin beside
-        it, and a palm hides the lattice. Asked at most every `held_recheck_s`; cells still
+        it, and a palm hides the lattice: the cells that look bare are released when what is left
+        of the region on the ring is less than an arm at rest (`arm_cells`). Asked at most every `held_recheck_s`; cells still
         moving, regions held as faint arms and a start-up hand still over the points are left alone."""
         if self._t is None or self._t - self._bare_checked_t < self.held_recheck_s:
             return hid
@@ -668,32 +669,49 @@ class HandDetector:
                 around = np.s_[max(0, y - 2):y + 3, max(0, x - 2):x + 3]
                 near = margin[around]
                 if not near.any():
-                    break
+                    continue
                 ref = np.median(means[around][near], axis=0)
                 d = np.abs(means[y, x] - ref)
-                if d[0] > self.bare_bright or max(d[1], d[2]) > self.bare_chroma:
-                    break
-                bare[y, x] = True
-            else:
-                got = seen()
-                if got is None:
-                    return hid
-                if not self._hides_lattice(comp, got):
-                    release |= bare
+                if d[0] <= self.bare_bright and max(d[1], d[2]) <= self.bare_chroma:
+                    bare[y, x] = True
+            # the cells that do not look bare must be too little of the ring to be an arm at rest
+            # (a corner cell holds the board's corner and looks like no margin beside it)
+            if not bare.any() or float(frac[comp & ring & ~bare].sum()) >= self.arm_cells:
+                continue
+            got = seen()
+            if got is None:
+                return hid
+            if not self._hides_lattice(comp, got):
+                release |= bare
         if release.any():
             self._learn(release, feat)
             self.hidden_cells &= ~release
         return hid & ~release
 
-    def _covered(self, seen_now: "Callable[[], np.ndarray | None]") -> tuple[np.ndarray, np.ndarray] | None:
+    def _covered(self, seen_now: "Callable[[], np.ndarray | None]", feat: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
         """Inner cells a hand covers by the lattice check and each point's lattice share, both
-        (GY, GX); None without a lattice."""
+        (GY, GX); None without a lattice.
+
+        A region whose lattice is hidden is a hand only where its arm crosses the board's edge:
+        some ring cell beside it looks unlike the rest of its side of the ring (`_odd_ring`).
+        Glare washing out points by the edge hides the lattice there too, but the margin
+        beyond it is the margin (tuning clip 8815: a glare patch held as a hand from the first
+        frame kept the board from ever being quiet)."""
         seen = seen_now()
         if seen is None:
             return None
+        cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
+        if cov.any():
+            grow = np.ones((3, 3), np.uint8)
+            crossing = _odd_ring(feat)
+            n, lab = cv2.connectedComponents(cov.astype(np.uint8), connectivity=8)
+            for k in range(1, n):
+                comp = lab == k
+                if not (cv2.dilate(comp.astype(np.uint8), grow).astype(bool) & crossing).any():
+                    cov &= ~comp
         # the points around a covered region are under the same hand's fingertips or edge, which
         # may rest on a disc and leave its lattice in view
-        cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
         near = cv2.dilate(cov.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         near[:MARGIN], near[-MARGIN:], near[:, :MARGIN], near[:, -MARGIN:] = False, False, False, False
         return near, _cells_from_points(seen, np.inf)
@@ -730,7 +748,7 @@ class HandDetector:
         if self.bg is None:
             self.bg = feat.copy()
             self.prev = feat
-            got = self._covered(seen_now)
+            got = self._covered(seen_now, feat)
             if got is not None:
                 # the background just learnt may hold a hand or an arm: the points it covers,
                 # the ring cells it crosses and the points beside them are not the board until
@@ -742,7 +760,7 @@ class HandDetector:
                 self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
                 self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
         elif (self.unverified & inner).any():     # the lattice has nothing to say about the ring
-            got = self._covered(seen_now)
+            got = self._covered(seen_now, feat)
             if got is not None:
                 forced, seen_cells = got
                 forced &= self.unverified
@@ -767,7 +785,7 @@ class HandDetector:
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         hid = self._ghosts(hid, feat, frac, sigma, mov | forced)
         if (hid & ring).any() and not forced.any():
-            hid = self._bare_ring(hid, feat, ring, seen_now)
+            hid = self._bare_ring(hid, feat, frac, ring, seen_now)
         if self.unverified.any():
             hid = self._reveal(hid, feat, frac, forced, seen_cells, ring)
         self.hidden_cells = hid

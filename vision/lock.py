@@ -40,6 +40,7 @@ class LockConfig(CheckedSettings):
     min_lines: int = 3               # distinct lines per direction a refit needs
     fit_iters: int = 3               # robust line-fit iterations of a refit
     lattice_share: float = 0.6       # a followed slide must still pass the lattice test at this share of the found score
+    all_hidden: float = 0.95         # a share of points reported hidden that no hand reaches: the view moved under the hand detector
     ridge: RidgeConfig = DEFAULT_RIDGE
 
 
@@ -82,7 +83,10 @@ class LockKeeper:
         """Look for the lattice near where it was; refit if it drifted. Does not modify on failure."""
         cfg = self.config
         use = np.ones(len(self.pts), bool)
-        if hidden is not None and hidden.any():
+        if hidden is not None and hidden.any() and float(np.mean(hidden)) < cfg.all_hidden:
+            # (nearly every point hidden is no hand: a lock that followed a bump only part of
+            # the way leaves the whole board departing from the hand detector's background, and
+            # skipping those points would keep that lock for good)
             use = ~(hidden[self.near[:, 0]] | hidden[self.near[:, 1]])
         if use.sum() < cfg.min_visible:
             # almost everything hidden: can't verify, keep the lock as it is

@@ -95,17 +95,19 @@ def reading_doubt(probs: np.ndarray) -> str | None:
     return None
 
 
-def locate_and_read(image_bgr: np.ndarray, classifier) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
+def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()
+                    ) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
     """Find, orient and (with a classifier) read a board.
 
     `classifier` is a _Classify, None, or a callable making one (so a photo without a board
     fails fast, before the model is loaded). With a classifier, a lattice whose reading is
     implausible (`reading_doubt`) is refused and the next best lattice tried; when none is
-    plausible the result is BoardNotFoundError. Returns (H, support, polarity, score, probs, offsets).
+    plausible the result is BoardNotFoundError. `exclude`: lattices not to return (find_lattice's).
+    Returns (H, support, polarity, score, probs, offsets).
     """
     refused: list[np.ndarray] = []
     while True:
-        fit = find_lattice(image_bgr, exclude=tuple(refused))
+        fit = find_lattice(image_bgr, exclude=tuple(exclude) + tuple(refused))
         h = orient(fit.homography)  # proper handedness; red side still open
         if callable(classifier):
             classifier = classifier()
@@ -166,6 +168,25 @@ class AnchorConfig:
     min_gain_nats: float = 40.0
     explained_share: float = 0.9     # of the 90 points read as the known position says
     fresh_lattices: int = 4
+
+
+@dataclass(frozen=True)
+class LockDoubtConfig:
+    """When a found lattice is doubted, and how it is checked again.
+
+    A noisy or low-contrast frame can hide the true lattice from the search while a wrong one
+    (a line off, a wrong spacing) still passes with a weak score; the lock then holds that wrong
+    lattice for as long as the camera stays still, and its points lie between the real ones, so
+    the board never reads as anything and the hand detector takes half of it for a hand at
+    rest. A lock found with a lattice score below `doubt_below` is searched again (its own
+    lattice excluded) `recheck_s` seconds of video time later, then at doubling intervals up to
+    `max_recheck_s`; a lattice scoring `better_by` more on the same frame than the locked one
+    replaces it. The doubt ends when the locked lattice itself scores `doubt_below` or more."""
+
+    doubt_below: float = 0.45
+    better_by: float = 0.12
+    recheck_s: float = 1.0
+    max_recheck_s: float = 16.0
 
 
 @dataclass(frozen=True)
@@ -283,7 +304,7 @@ class BoardReader:
 
     def __init__(self, model_path: str | None = None, profile: "PieceSetProfile | None" = None,
                  relock_every: int = 3, classify: bool = True, camera: "CameraIntrinsics | None" = None,
-                 search_share: float | None = None) -> None:
+                 search_share: float | None = None, doubt: LockDoubtConfig = LockDoubtConfig()) -> None:
         """`camera`: optional lens intrinsics; frames are undistorted first and poses refer to the
         undistorted frame. `classify=False` runs geometry and hands only (no model needed).
 
@@ -311,12 +332,16 @@ class BoardReader:
         self._lost_frames = 0
         self._hidden: np.ndarray | None = None
         self.relocks = 0
+        self.doubt = doubt
+        self._recheck_t: float | None = None    # frame time of the next search while the lock is doubted
+        self._recheck_wait = doubt.recheck_s
+        self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
 
     @property
     def profile(self) -> "PieceSetProfile | None":
         return None if self._clf is None else self._clf.model.profile
 
-    def _acquire(self, frame: np.ndarray) -> bool:
+    def _acquire(self, frame: np.ndarray, t: float) -> bool:
         try:
             h, support, pol, score, probs, offsets = locate_and_read(frame, self._clf)
         except BoardNotFoundError:
@@ -325,6 +350,14 @@ class BoardReader:
             # re-lock after a bump: keep red where it was
             h = same_orientation(h, self.h)
             self.relocks += 1
+        self._adopt(frame, t, h, support, pol, score, probs, offsets)
+        return True
+
+    def _adopt(self, frame: np.ndarray, t: float, h: np.ndarray, support: float, pol: int, score: float,
+               probs: np.ndarray | None, offsets: np.ndarray | None) -> None:
+        """Lock onto a found lattice: every point is read afresh, the hand detector starts over."""
+        self._recheck_t = t + self.doubt.recheck_s if score < self.doubt.doubt_below else None
+        self._recheck_wait = self.doubt.recheck_s
         self.h = h
         self._forget_discs()
         self.confidence = support
@@ -337,7 +370,31 @@ class BoardReader:
             self.dirty[:] = False
         else:
             self.dirty[:] = True
-        return True
+
+    def _recheck_doubted(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
+        """Search again for a lattice clearly better than a doubted lock (LockDoubtConfig)."""
+        from .locate import _verify
+        assert self.lock is not None and self.h is not None and self._recheck_t is not None
+        cfg = self.doubt
+        here = _verify(gray, self.h, self.lock.polarity).score
+        if here >= cfg.doubt_below:
+            self._recheck_t = None      # the locked lattice shows itself clearly now
+            return
+        import time as _time
+        start = _time.perf_counter()
+        try:
+            found = locate_and_read(frame, self._clf, exclude=(self.h,))
+        except BoardNotFoundError:
+            found = None
+        self.searches += 1
+        self.search_s += _time.perf_counter() - start
+        if found is None or found[3] < here + cfg.better_by:
+            self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
+            self._recheck_t = t + self._recheck_wait
+            return
+        self.relocks += 1
+        self.lattice_replaced += 1
+        self._adopt(frame, t, *found)
 
     def _search_due(self, t: float) -> bool:
         if self.search_share is None:
@@ -348,7 +405,7 @@ class BoardReader:
         """A board search, its cost counted: the next one waits cost / search_share of frame time."""
         import time as _time
         start = _time.perf_counter()
-        found = self._acquire(frame)
+        found = self._acquire(frame, t)
         cost = _time.perf_counter() - start
         self.searches += 1
         self.search_s += cost
@@ -387,6 +444,8 @@ class BoardReader:
             if res.ok:
                 self.h = res.homography
                 self.confidence = 0.8 * self.confidence + 0.2 * min(1.0, res.support)
+                if self._recheck_t is not None and t >= self._recheck_t:
+                    self._recheck_doubted(frame_bgr, gray, t)
             else:
                 self.lock = None
                 self._lost_frames = 0
@@ -454,6 +513,8 @@ class BoardReader:
             return best
 
         here_ll, here_share = judge(here)
+        if here_share >= config.explained_share:
+            self._recheck_t = None    # the known position reads on this lattice: no more doubt
         best = best_of(here, None, None)
         assert best is not None
         if max(best.share, here_share) < config.explained_share and config.fresh_lattices > 0:
@@ -470,6 +531,8 @@ class BoardReader:
         if gain < config.min_gain_nats:
             return None
         self.h = best.h
+        if best.share >= config.explained_share:
+            self._recheck_t = None    # seated on the known position
         self._forget_discs()
         if best.fit is not None:
             self.lock = LockKeeper(best.h, best.fit.polarity, best.fit.support, best.fit.score)
@@ -492,7 +555,7 @@ class BoardReader:
         if self.camera is not None:
             frame_bgr = self.camera.undistort(frame_bgr)
         if self.h is None or self.lock is None:
-            if not self._acquire(frame_bgr):
+            if not self._acquire(frame_bgr, 0.0):
                 raise BoardNotFoundError("adapt: no board found in the frame")
         assert self.h is not None
         crops = self._clf.model.extract(frame_bgr, self.h)

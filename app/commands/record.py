@@ -70,23 +70,61 @@ def _make_reader(live: bool = False, profile=None):
     return BoardReader(search_share=LIVE_SEARCH_SHARE if live else None, profile=profile)
 
 
+# The piece set a recording learnt from its start position, in its --out folder.
+LEARNT_SET_FILE = "piece_set.json"
+
+
+def _learning_reader(out: Path, board: str, live: bool, say):
+    """A reader that learns this game's piece set from its start position (`board`, 90 chars) and
+    keeps it in `out` (LEARNT_SET_FILE) for --resume."""
+    from vision.set_learning import StartSetLearner
+    kept = out / LEARNT_SET_FILE
+
+    def keep(profile) -> None:
+        try:
+            profile.save(kept)
+        except OSError as exc:
+            say(f"piece set learnt from the start position, but it could not be kept in {kept}: {exc}")
+            return
+        say(f"piece set learnt from the start position (its views read {profile.fit_accuracy_before:.1%} "
+            f"plainly, {profile.fit_accuracy_after:.1%} with it); kept in {kept} for --resume, "
+            f"--set NAME keeps it for the next game")
+    return StartSetLearner(_make_reader(live), board, "this game's set", on_profile=keep)
+
+
 def _set_reader(args: argparse.Namespace, live: bool, say):
-    """The reader for `record --set NAME`: the taught set, or one that learns it from the start
-    position (vision.set_learning) and saves it as NAME. Without --set, the plain reader."""
+    """The reader for a recording: with --set NAME the taught set, or one that learns it from
+    the start position (vision.set_learning) and saves it as NAME. Without --set, a game that
+    starts from a known position learns its set the same way for this recording only: the
+    profile is kept only where it reads the set better than the model alone (adapt_classifier's
+    cross-validation), so a set the model knows reads as before and one it never met (tuning clip
+    8816: almost every piece misread, 3 of 8 moves recorded) is read as itself (8 of 8). The
+    learnt set is kept in the record's folder, and --resume reads with it."""
+    from calibration.piece_profile import PieceSetProfile, default_profile_path, load_named_profile
+    from rules import Position
+    from vision.set_learning import StartSetLearner
+    learnable = not (args.resume or args.read_start)
+    try:
+        board = (Position.from_fen(args.start_fen) if args.start_fen else Position()).points()
+    except ValueError:
+        if args.set:
+            raise
+        return _make_reader(live)   # the recorder refuses the FEN with its reason
     if not args.set:
-        return _make_reader(live)
-    from calibration.piece_profile import default_profile_path, load_named_profile
+        # kept in the record's folder, so a resumed recording reads the set as the first part did
+        kept = Path(args.out) / LEARNT_SET_FILE
+        if args.resume and kept.is_file():
+            return _make_reader(live, PieceSetProfile.load(kept))
+        if not learnable:
+            return _make_reader(live)
+        return _learning_reader(Path(args.out), board, live, say)
     path = default_profile_path(args.set)
     if path.is_file():
         return _make_reader(live, load_named_profile(args.set))
-    if args.resume or args.read_start:
+    if not learnable:
         raise ValueError(f"--set {args.set!r}: no such set taught yet, and it can only be learnt from a known "
                          f"start position (not with --resume or --read-start); teach it with "
                          f"`xqtrack calibrate pieces PHOTO --name {args.set!r}`")
-    from vision.set_learning import StartSetLearner
-    from rules import Position
-    pos = Position.from_fen(args.start_fen) if args.start_fen else Position()
-    board = pos.points()
 
     def save(profile) -> None:
         profile.save(path)
@@ -266,7 +304,10 @@ def _demo(args: argparse.Namespace) -> int:
     args.clip = str(clip)
     source = _open_source(args)
     server = start_live(args, out)
-    rec = Recorder(out, start_fen=start_fen, reader=_make_reader(source.paced), on_line=lambda s: print(s, flush=True),
+    from rules import Position
+    board = (Position.from_fen(start_fen) if start_fen else Position()).points()
+    reader = _learning_reader(out, board, source.paced, lambda line: print(line, flush=True))
+    rec = Recorder(out, start_fen=start_fen, reader=reader, on_line=lambda s: print(s, flush=True),
                    headers={"Event": "xqtrack demo", "Site": str(clip.name)})
     watch_recorder(server, rec)
     try:

@@ -16,7 +16,7 @@ from runtime.sources import FrameSource, SourceError, SourceLost
 from synth import NoiseProfile, observations
 from rules.pgn import read_pgn
 
-from board_helpers import FakeFrame, ObservationReader
+from board_helpers import FakeFrame, ObservationReader, fake_frames
 from board_scenario import Script
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -153,3 +153,26 @@ def test_checkmate_ends_the_game_with_a_result(tmp_path):
     assert len(ends) == 1 and ends[0]["result"] == "1-0"
     game = read_pgn((tmp_path / "o" / "game.pgn").read_text(encoding="utf-8"))[0]
     assert game.result == "1-0" and game.headers.get("FEN", "").startswith("3k5")
+
+
+def test_a_weak_lattice_the_reader_replaced_is_journalled_once_with_its_frame(tmp_path):
+    # vision.reader.LockDoubtConfig: the reader gave up a weakly shown lattice for a clearly better
+    # one; an arbiter reading the journal must see that every point was read afresh from there
+    s = _game()
+    obs = list(observations(s.frames, NoiseProfile(seed=2)))
+
+    class Replacing(ObservationReader):
+        lattice_replaced = 0
+
+        def process(self, frame, t, frame_index):
+            if frame_index == 30:
+                self.lattice_replaced += 1
+            return super().process(frame, t, frame_index)
+
+    out = tmp_path / "o"
+    summary = Recorder(out, reader=Replacing(obs)).run(fake_frames(len(obs)))
+    assert summary.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    lines = [json.loads(x) for x in (out / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    found = [e for e in lines if e.get("status") == "lattice_anchored"]
+    assert len(found) == 1 and found[0]["frame"] == 30 and found[0]["doubted"]
+    assert "weakly" in found[0]["detail"]

@@ -193,7 +193,7 @@ def test_a_ring_cell_that_looks_like_the_bare_margin_beside_it_is_no_arm_once_th
     # tuning clip 8316: an elephant taken off an edge point left the ring cell beyond it changed
     # for good (its disc and shadow reached over the edge); joined to the emptied point it held
     # the board 'busy' as an arm resting across the edge for the rest of the game
-    def run(ring_look: float, lattice_hidden: bool) -> bool:
+    def run(ring_look: float, lattice_hidden: bool, odd_cells: int = 0, odd_frac: float = 0.6) -> bool:
         det = vh.HandDetector()
         feat = np.zeros((vh.GY * vh.P, vh.GX * vh.P, 5), np.float32)
         feat[..., 1] = 0.4                      # the margin's chroma all round
@@ -203,6 +203,13 @@ def test_a_ring_cell_that_looks_like_the_bare_margin_beside_it_is_no_arm_once_th
         region[2, 6] = True
         px = vh._cells_to_pixels(region & (np.arange(vh.GY) == 0)[:, None])
         feat[px, 1] = ring_look
+        frac = region.astype(float)
+        odd = np.zeros_like(region)
+        if odd_cells:                           # ring cells beside them that look like no margin
+            odd[0, 7:7 + odd_cells] = True
+            region |= odd
+            feat[vh._cells_to_pixels(odd), 1] = 0.9
+            frac[odd] = odd_frac
         det.bg = feat.copy()
         det.bg[vh._cells_to_pixels(region)] += 1.0     # the background learnt the pieces there
         det.still[:] = 50
@@ -213,9 +220,14 @@ def test_a_ring_cell_that_looks_like_the_bare_margin_beside_it_is_no_arm_once_th
         seen = np.full(90, 1.0)
         if lattice_hidden:
             seen[vh._points_from_cells(region)] = 0.0
-        left = det._bare_ring(region.copy(), feat, ring, lambda: seen)
-        return not (left & ring).any()
+        left = det._bare_ring(region.copy(), feat, frac, ring, lambda: seen)
+        return not (left & ring & ~odd).any()     # the cells that look bare are let go
 
     assert run(0.4, lattice_hidden=False)          # bare margin, the points in view: let go
     assert not run(0.9, lattice_hidden=False)      # a sleeve of another colour: an arm
     assert not run(0.4, lattice_hidden=True)       # a palm over the points hides their lattice
+    # tuning clip 8811: the corner cell beyond an emptied corner point holds the board's corner
+    # and looks like no margin beside it; the bare cells go, the corner cell alone is no arm
+    assert run(0.4, lattice_hidden=False, odd_cells=1)
+    # ... but a sleeve covering more than an arm's share of the ring beside them keeps them all
+    assert not run(0.4, lattice_hidden=False, odd_cells=3, odd_frac=0.9)

@@ -38,6 +38,57 @@ def test_lock_kept_then_bump_relocks_with_same_orientation(vsim):
     assert vsim.max_point_error(poses[-1].homography, a @ h_before) < 1.5
 
 
+def test_a_lock_that_followed_a_bump_part_of_the_way_is_checked_again_when_every_point_departs(vsim):
+    # tuning clips 8811, 8814: a three-frame bump left the lock a quarter of a spacing off; every
+    # point then departed from the hand detector's background, and the lock check, skipping hidden
+    # points, kept that lock for the rest of the game (no point ever read again)
+    from vision.lock import LockKeeper
+    from vision.locate import _verify
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    bumped, a = _bumped(img, 7, -4, 0.5)
+    gray = cv2.cvtColor(bumped, cv2.COLOR_BGR2GRAY)
+    pol = _verify(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), truth.homography).polarity
+    keeper = LockKeeper(truth.homography, pol, 0.9)
+    for _ in range(3):
+        res = keeper.check(gray, hidden=np.ones(90, bool))
+    # followed onto the moved board, or given up so that the board is found afresh
+    assert not res.ok or vsim.lattice_error(res.homography, a @ truth.homography) < 1.5
+    # a real hand hides part of the board only: its points are skipped as before
+    part = np.zeros(90, bool)
+    part[:40] = True
+    assert keeper.check(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), hidden=part).ok
+
+
+def test_a_weak_lock_on_a_wrong_lattice_gives_way_to_a_clearly_better_one(vsim):
+    # tuning clip 8811: camera grain hid the board's lattice from the first frame's search, and a
+    # lattice a line off passed with a weak score; the board never read as anything until a bump
+    # forced a new search 12 s later
+    from vision.locate import _verify
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    reader = BoardReader(classify=False)
+    assert reader.process(img, 0.0, 0).pose is not None
+    good = reader.h.copy()
+    pol = reader.lock.polarity
+    wrong = good @ np.array([[1.0, 0, 0], [0, 1.0, 1.0], [0, 0, 1.0]])    # a rank off
+    seen = _verify(gray, wrong, pol)
+    assert seen.score < reader.doubt.doubt_below
+    reader._adopt(img, 0.0, wrong, seen.support, pol, seen.score, None, None)
+    weak = seen.score
+    poses = [reader.process(img, i / 10, i).pose for i in range(1, 30)]
+    assert vsim.lattice_error(poses[-1].homography, truth.homography) < 1.0
+    assert reader.lattice_replaced == 1
+    # a lock on the right lattice with the same weak score is doubted, searched again, and kept
+    reader = BoardReader(classify=False)
+    reader.process(img, 0.0, 0)
+    reader._adopt(img, 0.0, good, 0.6, pol, weak, None, None)
+    poses = [reader.process(img, i / 10, i).pose for i in range(1, 30)]
+    assert reader.lattice_replaced == 0 and reader._recheck_t is None
+    assert vsim.lattice_error(poses[-1].homography, truth.homography) < 1.0
+
+
 def test_board_gone_gives_no_pose_then_comes_back(vsim):
     img, truth = vsim.still(8, look="mat", tilt=10, azimuth=300, width=960, height=540)
     img = np.ascontiguousarray(img)

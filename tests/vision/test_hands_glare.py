@@ -1,0 +1,43 @@
+"""A glare patch is no hand (vision.hands' start-up lattice check, tuning clip 8815).
+
+A hand already over the board when reading starts is found by the lattice it hides; glare
+washing out a corner of the board hides the lattice too. Held as a hand, it kept the board from
+ever being quiet, and a whole game went unrecorded. What tells them apart is the arm: a hand
+reaches in across the board's edge, glare leaves the margin beyond the edge looking like the margin.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vision import geometry as geo
+from vision import hands as vh
+from vision.reader import BoardReader
+
+FPS = 25.0
+
+
+def _glare(img: np.ndarray, h: np.ndarray, point: int, radius_spacings: float, strength: float) -> np.ndarray:
+    """The frame with a soft white highlight centred on `point`, washing out what lies under it."""
+    x, y = geo.apply_h(h, geo.POINTS)[point]
+    r = radius_spacings * geo.point_spacing_px(h)
+    yy, xx = np.mgrid[:img.shape[0], :img.shape[1]].astype(np.float32)
+    a = strength * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * r * r))[..., None]
+    return np.clip(img.astype(np.float32) * (1 - a) + 250.0 * a, 0, 255).astype(np.uint8)
+
+
+def test_glare_washing_out_points_by_the_edge_is_not_taken_for_a_hand_at_the_start(vsim):
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    glared = _glare(np.ascontiguousarray(img), truth.homography, 7 * 9 + 2, 1.0, 0.8)   # centred on c7
+    # the glare does hide the lattice there, as a palm would
+    seen = vh.lattice_seen(glared, truth.homography)
+    assert vh.covered_at_start(seen, vh.LatticeConfig()).sum() >= 3
+    rng = np.random.default_rng(0)
+    reader = BoardReader(classify=False)
+    obs = []
+    for i in range(int(2 * FPS)):
+        frame = np.clip(glared + rng.normal(0, 2.0, glared.shape), 0, 255).astype(np.uint8)
+        obs.append(reader.process(frame, i / FPS, i))
+    assert all(o.pose is not None for o in obs)
+    late = obs[int(FPS):]
+    assert all(o.quiet for o in late), "the board never became quiet under a glare patch"
+    assert not any(o.occluded.any() for o in late)
