@@ -227,14 +227,16 @@ def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, 
     from vision import BoardReader
 
     import shutil
+    from app.commands.record import LEARN_SET_BELOW
     from rules import Position
-    from vision.set_learning import StartSetLearner
+    from vision.set_learning import LearnConfig, StartSetLearner
 
     shutil.rmtree(out_dir, ignore_errors=True)
     src = FrameSource(str(clip_dir / "clip.mp4"))
     # read as `xqtrack record` reads a game from a known start: the set learnt from its start
     start = start_fen_of(truth)
-    reader = StartSetLearner(BoardReader(), Position.from_fen(start).points(), "this game's set")
+    reader = StartSetLearner(BoardReader(), Position.from_fen(start).points(), "this game's set",
+                             config=LearnConfig(apply_below=LEARN_SET_BELOW))
     rec = Recorder(out_dir, start_fen=start, reader=reader)
     summary = rec.run(src)
     src.close()

@@ -545,9 +545,13 @@ class BoardReader:
         return AnchorResult(best.shift_x, best.shift_y, best.turned, round(gain, 1), fresh=best.fit is not None,
                             explained=round(best.share, 3))
 
-    def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set") -> "PieceSetProfile":
+    def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set",
+              apply_below: float | None = None) -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known
-        (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame."""
+        (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame.
+
+        `apply_below`: apply the fitted profile only when the model alone read the known position's
+        views on fewer than this share of them (else the reader stays as it was; `profile` tells)."""
         from calibration.piece_profile import fit_from_frame
         ids = _board_ids(board, "adapt")
         if self._clf is None:
@@ -569,7 +573,10 @@ class BoardReader:
             if self.lock is not None:
                 self.lock.h = self.h.copy()
             crops = self._clf.model.extract(frame_bgr, self.h)
+        before = self._clf.model.profile
         profile, _ = fit_from_frame(self._clf.model, frame_bgr, self.h, board, name=name)
+        if apply_below is not None and not profile.fit_accuracy_before < apply_below:
+            self._clf.model.set_profile(before)
         self.dirty[:] = True
         return profile
 

@@ -72,12 +72,15 @@ def _make_reader(live: bool = False, profile=None):
 
 # The piece set a recording learnt from its start position, in its --out folder.
 LEARNT_SET_FILE = "piece_set.json"
+# Without --set, a learnt set is used only when the model alone read fewer of the start
+# position's views than this (vision.set_learning.LearnConfig.apply_below).
+LEARN_SET_BELOW = 0.97
 
 
 def _learning_reader(out: Path, board: str, live: bool, say):
     """A reader that learns this game's piece set from its start position (`board`, 90 chars) and
     keeps it in `out` (LEARNT_SET_FILE) for --resume."""
-    from vision.set_learning import StartSetLearner
+    from vision.set_learning import LearnConfig, StartSetLearner
     kept = out / LEARNT_SET_FILE
 
     def keep(profile) -> None:
@@ -89,17 +92,21 @@ def _learning_reader(out: Path, board: str, live: bool, say):
         say(f"piece set learnt from the start position (its views read {profile.fit_accuracy_before:.1%} "
             f"plainly, {profile.fit_accuracy_after:.1%} with it); kept in {kept} for --resume, "
             f"--set NAME keeps it for the next game")
-    return StartSetLearner(_make_reader(live), board, "this game's set", on_profile=keep)
+    def plain(profile) -> None:
+        say(f"piece set checked at the start position: the model reads it well alone "
+            f"({profile.fit_accuracy_before:.1%} of its views)")
+    return StartSetLearner(_make_reader(live), board, "this game's set", on_profile=keep, on_unneeded=plain,
+                           config=LearnConfig(apply_below=LEARN_SET_BELOW))
 
 
 def _set_reader(args: argparse.Namespace, live: bool, say):
     """The reader for a recording: with --set NAME the taught set, or one that learns it from
     the start position (vision.set_learning) and saves it as NAME. Without --set, a game that
-    starts from a known position learns its set the same way for this recording only: the
-    profile is kept only where it reads the set better than the model alone (adapt_classifier's
-    cross-validation), so a set the model knows reads as before and one it never met (tuning clip
-    8816: almost every piece misread, 3 of 8 moves recorded) is read as itself (8 of 8). The
-    learnt set is kept in the record's folder, and --resume reads with it."""
+    starts from a known position checks its set the same way at the first quiet frame and uses
+    what it learnt when the model alone misreads the start position (below LEARN_SET_BELOW of its
+    views): a set the model knows reads as before, one it never met (tuning clip 8816: 69 % of the
+    views read right, 3 of 8 moves recorded) is read as itself (8 of 8). A set so learnt is kept
+    in the record's folder, and --resume reads with it."""
     from calibration.piece_profile import PieceSetProfile, default_profile_path, load_named_profile
     from rules import Position
     from vision.set_learning import StartSetLearner
@@ -115,8 +122,18 @@ def _set_reader(args: argparse.Namespace, live: bool, say):
         kept = Path(args.out) / LEARNT_SET_FILE
         if args.resume and kept.is_file():
             return _make_reader(live, PieceSetProfile.load(kept))
-        if not learnable:
+        if args.read_start:
             return _make_reader(live)
+        if args.resume:
+            # stopped before the set was learnt: learn it now if no move is recorded yet
+            from runtime.journal import JournalError, load_game
+            try:
+                game = load_game(args.out)
+                board = Position.from_fen(game.start_fen).points()
+            except (JournalError, OSError, ValueError):
+                return _make_reader(live)     # the recorder says what is wrong with the record
+            if game.moves:
+                return _make_reader(live)
         return _learning_reader(Path(args.out), board, live, say)
     path = default_profile_path(args.set)
     if path.is_file():

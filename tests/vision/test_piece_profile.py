@@ -261,27 +261,37 @@ def test_a_board_that_does_not_show_the_start_position_teaches_nothing(vsim) -> 
     assert learner.done and not saved and learner.reader.profile is None
 
 
-def test_a_recording_without_a_named_set_learns_it_keeps_it_in_its_folder_and_resumes_with_it(vsim, tmp_path: Path) -> None:
+def test_a_recording_without_a_named_set_learns_it_keeps_it_in_its_folder_and_resumes_with_it(
+        vsim, tmp_path: Path, monkeypatch) -> None:
     # tuning clip 8816: a set the model never met was misread almost everywhere (3 of 8 moves);
     # learnt from the start position it read 8 of 8. A resumed recording must read as the first
     # part did, so the learnt set lives in the record's folder
     import argparse
 
+    import app.commands.record as record
     from app.commands.record import LEARNT_SET_FILE, _set_reader
     from vision.set_learning import StartSetLearner
     img, truth = vsim.still(7301, look="wood", tilt=20, azimuth=10, fen=START_FEN)
+    frame = np.ascontiguousarray(img)
     said: list[str] = []
 
     def args(**kw) -> argparse.Namespace:
         base = dict(out=str(tmp_path), set=None, resume=False, read_start=False, start_fen=None)
         return argparse.Namespace(**{**base, **kw})
 
+    # the model reads this rendered set well: it is checked, not learnt, and nothing is kept
+    reader = _set_reader(args(out=str(tmp_path / "known")), False, said.append)
+    for i in range(8):
+        reader.process(frame, i / 10, i)
+    assert reader.done and reader.reader.profile is None and "reads it well" in said[-1]
+    assert not (tmp_path / "known" / LEARNT_SET_FILE).exists()
+    # as if it did not (a set never met): learnt, used, kept for --resume
+    monkeypatch.setattr(record, "LEARN_SET_BELOW", 1.01)
     reader = _set_reader(args(), False, said.append)
     assert isinstance(reader, StartSetLearner)
-    frame = np.ascontiguousarray(img)
     for i in range(8):
         obs = reader.process(frame, i / 10, i)
-    assert reader.done and obs.board_string() == truth.board
+    assert reader.done and reader.reader.profile is not None and obs.board_string() == truth.board
     kept = tmp_path / LEARNT_SET_FILE
     assert kept.is_file() and any(str(kept) in line for line in said)
     resumed = _set_reader(args(resume=True), False, said.append)
