@@ -58,6 +58,26 @@ class ClassifierOutput:
     offsets: np.ndarray    # (N, 2) float32, point spacings (x files, y ranks)
 
 
+def _occupancy_kept(plain: np.ndarray, profiled: np.ndarray) -> np.ndarray:
+    """Logits whose 'empty' probability is the model's own and whose piece classes share the
+    rest as the profile says.
+
+    Why: a piece-set profile is fitted on the start position's discs, centred on their points;
+    what it learns is which piece a disc is. Whether a point holds a disc at all, and how a
+    disc half off its point or half under a finger reads, is what the model was trained on and
+    what the incident rules (knocked, between points) are tuned to; a profile left to change it
+    reported knocks nobody made (tuning clips 8343, 8304, 8309)."""
+    def log_softmax(z: np.ndarray) -> np.ndarray:
+        z = z - z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    lp = log_softmax(plain.astype(np.float64))
+    p_empty = np.exp(lp[:, :1])
+    out = np.empty_like(lp)
+    out[:, :1] = lp[:, :1]
+    out[:, 1:] = np.log(np.maximum(1.0 - p_empty, 1e-12)) + log_softmax(profiled[:, 1:].astype(np.float64))
+    return out.astype(np.float32)
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise softmax, numerically safe."""
     z = logits - logits.max(axis=1, keepdims=True)
@@ -227,7 +247,7 @@ class PieceClassifier:
     def _profiled(self, crops: np.ndarray, tta: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         logits, emb, off = self.raw(crops, tta=tta)
         if self._profile is not None and len(logits):
-            logits = self._profile.apply(logits, emb)
+            logits = _occupancy_kept(logits, self._profile.apply(logits, emb))
         return logits, emb, off
 
     def predict_full(self, crops: np.ndarray) -> ClassifierOutput:
