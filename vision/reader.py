@@ -383,18 +383,18 @@ class BoardReader:
         import time as _time
         start = _time.perf_counter()
         try:
-            found = locate_and_read(frame, self._clf, exclude=(self.h,))
+            h, support, pol, score, probs, offsets = locate_and_read(frame, self._clf, exclude=(self.h,))
         except BoardNotFoundError:
-            found = None
+            score = -np.inf
         self.searches += 1
         self.search_s += _time.perf_counter() - start
-        if found is None or found[3] < here + cfg.better_by:
+        if score < here + cfg.better_by:
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
             return
         self.relocks += 1
         self.lattice_replaced += 1
-        self._adopt(frame, t, *found)
+        self._adopt(frame, t, h, support, pol, score, probs, offsets)
 
     def _search_due(self, t: float) -> bool:
         if self.search_share is None:
