@@ -441,6 +441,11 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         if any(p in early for p in cands):
             continue      # the hand may have been on the moved piece itself
         pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
+        if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:
+            # fingertips read on an empty point with the opponent's piece beside it and an own
+            # piece under the fingers too: the rest is on the own piece (tuning clip 8819: black's
+            # lead at the empty i5, red's cannon on h5 beside it, the soldier i6 touched)
+            pieces = [p for p in pieces if own_unmoved(p)] or pieces
         if not pieces or not own_unmoved(pieces[0]):
             continue      # on no piece, the opponent's, or one being put right (between points)
         # where the fingers were is uncertain by a point: name the own pieces the

@@ -73,6 +73,21 @@ def test_a_grab_of_the_corner_piece_led_a_point_off_is_the_pick_up_not_a_touch_o
     assert _p("g3") in _touches(ev)[0]
 
 
+def test_fingertips_on_an_empty_point_beside_an_opponents_piece_touch_the_own_piece_under_them():
+    # tuning clip 8819: black's hand rests with its lead on the empty i5, red's cannon on h5
+    # beside it and black's soldier i6 under the fingers; then black moves the elephant
+    # (a camera beyond the a-file side: one step toward it is (-1, 0), so h5 is a contact of i5)
+    from_a_side = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.02, 0.0, 1.0]])
+    pos = Position()
+    pos.push(Move.from_iccs("h2h5"))
+    then = [(["c9", "d9", "c8"], 0.12), (["d8", "e7", "e8"], 0.4)]
+    ev = _run(pos, "c9e7", [(["i5", "h5", "i6", "i7", "i8", "i9"], 0.8)] + then, from_a_side)
+    assert _touches(ev) == [sorted([_p("i6"), _p("c9")])]
+    # resting on the opponent's piece itself (the lead on it) is no touch of one's own
+    ev = _run(pos, "c9e7", [(["h5", "h6", "h7", "h8", "h9"], 0.8)] + then, from_a_side)
+    assert _touches(ev) == []
+
+
 def test_a_hand_centred_between_two_files_over_the_moved_piece_is_the_pick_up():
     # black's hand over f8/g8 (centre between the files), the elephant g9 under it is moved
     pos = Position()
