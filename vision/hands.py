@@ -648,8 +648,10 @@ class HandDetector:
         resting across the edge, which never settles (tuning clip 8316: the board never quiet
         again after the second move). An arm or a sleeve does not look like the margin beside
         it, and a palm hides the lattice: the cells that look bare are released when what is left
-        of the region on the ring is less than an arm at rest (`arm_cells`). Asked at most every `held_recheck_s`; cells still
-        moving, regions held as faint arms and a start-up hand still over the points are left alone."""
+        of the region on the ring is less than an arm at rest (`arm_cells`; tuning clip 8811: the
+        corner cell beyond an emptied corner point holds the board's corner and looks like no
+        margin). Asked at most every `held_recheck_s`; cells still moving, regions held as faint
+        arms and a start-up hand still over the points are left alone."""
         if self._t is None or self._t - self._bare_checked_t < self.held_recheck_s:
             return hid
         cand = hid & ring & self._settled() & ~self.held
