@@ -209,12 +209,6 @@ def covered_during(ep: Episode, d: Dwell, p: int) -> bool:
     return any(d.frame_start <= f <= d.frame_end and p in c for f, _, c in ep.covered)
 
 
-def held_over(ep: Episode, d: Dwell, p: int) -> bool:
-    """The hand covered point `p` in every frame of the dwell."""
-    frames = [c for f, _, c in ep.covered if d.frame_start <= f <= d.frame_end]
-    return bool(frames) and all(p in c for c in frames)
-
-
 def tips(ep: Episode, d: Dwell, side: Side) -> list[int]:
     """The points the fingertips may be on during a dwell: its point, and any other
     point the hand's region leads with as much in at least half of the dwell's frames
@@ -389,6 +383,15 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # pieces there first). A piece moved to the next point is picked up where it
         # is put down: then the first rest at either point.
         put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
+        if place == len(ds) and ds and not capture:
+            # no rest at the destination either: the piece was put down no later than the
+            # hand's first pass over it after its last rest; a pass over the origin after that
+            # is the hand leaving (tuning clip 8813: a chariot taken from the corner a0 with the
+            # hand's lead at b1 for the whole grab, carried up the a-file, and the hand leaving
+            # over a0 and b0 was taken for the pick-up, the grab for 'a touch of b0')
+            passes = [d.frame_start for d in stretches if d.frame_start > ds[-1].frame_end
+                      and m.to_sq in (c := contacts(ep, d, mover)) and m.from_sq not in c]
+            put_down = min([put_down] + passes[:1])
         # (over the moved piece: with a capture's victim beside it, the contact names the
         # victim's point first, tuning clip 8338; a plain move's destination beside it is left
         # as it was, 8356: the pass onto it is the move itself)
@@ -398,19 +401,6 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         if not first:
             return None   # the pick-up was not seen: a touch cannot be put before it
         limit = sum(1 for d in ds if d.frame_end < first[0])
-        # A rest with the moved piece's point under the hand in every frame, the last before
-        # that, was the pick-up itself when its lead is an empty point beside it: the fingertips
-        # were placed a point off (tuning clip 8813: a chariot taken from the corner a0, the
-        # hand's lead read at the empty b1, 'touched b0'). A lead on a piece is a rest on it
-        # (test clip 9201: black's fingers on the soldier c6, the cannon b7 under the hand too);
-        # the fingertips come over the origin again only as the hand leaves. A lead two points
-        # off is a touch still (8347: a broad hand on g9 covered i9 too, then took i9), and so
-        # is a capture's rest beside its victim (the victim is lifted first: 8338)
-        grabbed = [i for i in range(limit)
-                   if king_steps(ds[i].point, m.from_sq) <= 1 and int(before.classes[ds[i].point]) == EMPTY
-                   and held_over(ep, ds[i], m.from_sq)]
-        if not capture and grabbed and grabbed[-1] == limit - 1:
-            limit = grabbed[-1]
     aside: set[int] = set()
     if capture:
         first_victim = [i for i in at_t if i < limit]

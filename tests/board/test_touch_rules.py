@@ -58,8 +58,8 @@ def test_fingers_reaching_past_the_touched_disc_still_touch_it():
 
 def test_a_grab_of_the_corner_piece_led_a_point_off_is_the_pick_up_not_a_touch_of_its_neighbour():
     # tuning clip 8813: red takes the chariot a0 to a2; the hand over a0, b0, c0 leads at b1 for
-    # the whole grab (the chariot under it in every frame), then carries the piece up the a-file
-    # and leaves over the corner
+    # the whole grab, then carries the piece up the a-file with no rest where it puts it down, and
+    # leaves over the corner: that last pass over a0 is no pick-up
     grab = (["a0", "b0", "c0", "b1"], 0.45)
     carry = [(["a1", "b1", "a2", "b2"], 0.12), (["a2", "a3"], 0.24), (["a0", "b0"], 0.08)]
     assert _touches(_run(Position(), "a0a2", [grab] + carry)) == []
@@ -68,8 +68,8 @@ def test_a_grab_of_the_corner_piece_led_a_point_off_is_the_pick_up_not_a_touch_o
     assert _p("b0") in _touches(ev)[0]
     # fingers leading on an own piece beside the moved one rest on it, though the moved piece lay
     # under the hand too (test clip 9201: the soldier c6 touched, the cannon b7 moved)
-    ev = _run(Position(), "h2h4", [(["g2", "h2", "g3"], 0.45), (["h2", "h3", "h4"], 0.12),
-                                   (["h3", "h4"], 0.3), (["h2", "i2"], 0.08)])
+    ev = _run(Position(), "h2h4", [(["g2", "h2", "g3"], 0.45), (["h2", "g2", "i2"], 0.08),
+                                   (["h3", "h4"], 0.4), (["h2", "i2"], 0.08)])
     assert _p("g3") in _touches(ev)[0]
 
 
