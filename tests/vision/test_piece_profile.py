@@ -301,6 +301,26 @@ def test_a_recording_without_a_named_set_learns_it_keeps_it_in_its_folder_and_re
     assert _set_reader(args(read_start=True, out=str(tmp_path / "other")), False, said.append).profile is None
 
 
+def test_a_recording_resumed_before_its_first_move_learns_the_set_then_and_not_after_one(tmp_path: Path) -> None:
+    # stopped before the set was learnt: the board may still show the start position, so the
+    # resumed recording learns it; once a move is recorded the start position is gone
+    import argparse
+    import json
+
+    from app.commands.record import _set_reader
+    from vision.set_learning import StartSetLearner
+    fen = START_FEN + " w - - 0 1"
+    lines = [{"t": 0.0, "type": "tracking", "ply": 0, "status": "started", "detail": "recording started", "fen": fen}]
+    journal = tmp_path / "events.jsonl"
+    journal.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    args = argparse.Namespace(out=str(tmp_path), set=None, resume=True, read_start=False, start_fen=None)
+    reader = _set_reader(args, False, print)
+    assert isinstance(reader, StartSetLearner) and reader.board == START_BOARD
+    lines.append({"t": 3.0, "type": "move", "ply": 1, "iccs": "h2e2", "side": "red"})
+    journal.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    assert not isinstance(_set_reader(args, False, print), StartSetLearner)
+
+
 # --- the commands as a user types them ---------------------------------------------------------
 def _xq(home: Path, *args: str):
     import os
