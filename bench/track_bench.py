@@ -225,19 +225,17 @@ def run_video(clip_dir: Path, truth, out_dir: Path) -> tuple[list[dict], float, 
     from runtime.recorder import Recorder
     from runtime.sources import FrameSource
     from synth import start_fen_of
-    from vision import BoardReader
 
     import shutil
-    from app.commands.record import LEARN_SET_BELOW
+    from app.commands.record import _learning_reader
     from rules import Position
-    from vision.set_learning import LearnConfig, StartSetLearner
 
     shutil.rmtree(out_dir, ignore_errors=True)
     src = FrameSource(str(clip_dir / "clip.mp4"))
-    # read as `xqtrack record` reads a game from a known start: the set learnt from its start
+    # read as `xqtrack record` reads a game from a known start: its set checked (and learnt
+    # where the model misreads it) at the first quiet frame
     start = start_fen_of(truth)
-    reader = StartSetLearner(BoardReader(), Position.from_fen(start).points(), "this game's set",
-                             config=LearnConfig(apply_below=LEARN_SET_BELOW))
+    reader = _learning_reader(out_dir, Position.from_fen(start).points(), False, lambda line: None)
     rec = Recorder(out_dir, start_fen=start, reader=reader)
     summary = rec.run(src)
     src.close()
