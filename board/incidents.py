@@ -367,6 +367,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         for i in range(last_pick):
             if cs[i] == m.to_sq:
                 cs[i] = contact(ds[i], early)
+        # nor put down before the hand first came over the moved piece: a rest read on the
+        # destination before that is on a piece beside it (tuning clip 8325: black's fingers on
+        # the chariot i9, the hand's lead over the empty i8 beyond it; the soldier i7 was moved
+        # to i8 later, picked up too quickly for a rest)
+        first_over = min((d.frame_start for d in stretches if m.from_sq in contacts(ep, d, mover)), default=None)
+        for i, d in enumerate(ds):
+            if cs[i] == m.to_sq and first_over is not None and d.frame_end < first_over:
+                cs[i] = contact(d, early)
     # The pick-up is the last rest on the moved piece before the put-down (the
     # last rest on the destination). A victim lifted first (a rest on the
     # destination before the pick-up) is carried off the board; rests after

@@ -236,6 +236,16 @@ def test_a_rest_beside_the_empty_destination_before_the_pick_up_is_a_touch_of_th
     assert _touches(ev) == [sorted([_p("e9"), _p("d9")])]
 
 
+def test_a_rest_over_the_empty_destination_before_the_hand_came_over_the_moved_piece_is_a_touch():
+    # tuning clip 8325: black's fingers rest on the chariot i9, the hand's region leading over
+    # the empty h8/i8 beyond it; later the cannon i7 is moved to i8, picked up too quickly for a
+    # rest. The rest came before the hand was ever over i7: no put-down on i8, a touch of i9
+    pos = Position.from_fen("rnbakabnr/9/1c6c/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1")
+    ev = _run(pos, "i7i8", [(["h9", "i9", "h8", "i8"], 0.6), (["h7", "i7", "h8"], 0.12),
+                            (["i7", "h7"], 0.08), (["i8", "h8", "i9"], 0.12)])
+    assert _touches(ev) == [sorted([_p("h9"), _p("i9"), _p("i7")])]
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
