@@ -437,7 +437,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             continue      # setting the victim down beyond the edge
         cands = contacts(ep, d, mover)
         if any(p in early for p in cands):
-            continue      # the hand may have been on the moved piece itself
+            if any(p in early for p in tips(ep, d, mover)) or not any(
+                    cs[j] == m.from_sq and m.from_sq in tips(ep, ds[j], mover)
+                    for j in range(i + 1, min(limit + 1, len(ds)))):
+                continue      # the hand may have been on the moved piece itself
+            # the moved piece lay only beside the fingertips (a step toward the camera or the
+            # player's edge), and a later rest had them on it: this rest was on another piece
+            # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it moved)
+            cands = [p for p in cands if p not in early]
         pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
         if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:
             # fingertips read on an empty point with the opponent's piece beside it and an own

@@ -246,6 +246,18 @@ def test_a_rest_over_the_empty_destination_before_the_hand_came_over_the_moved_p
     assert _touches(ev) == [sorted([_p("h9"), _p("i9"), _p("i7")])]
 
 
+def test_a_rest_led_past_the_moved_piece_then_a_rest_on_it_is_a_touch_of_the_piece_led_on():
+    # tuning clips 8811, 8337, 8357: black's fingertips rest on the soldier i6 with the cannon i7
+    # under the hand behind them, then move back to rest on i7, which is moved: the first rest
+    # was on the soldier. Fingers pinching i7 alone, reaching past it to i6, touch nothing else.
+    pos = Position.from_fen("rnbakabnr/9/1c6c/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1")
+    put_down = [(["i8", "i9", "h9"], 0.4)]
+    ev = _run(pos, "i7i8", [(["i6", "i7", "h7", "i8", "h8"], 0.6), (["i7", "i8", "h8"], 0.4)] + put_down)
+    assert _touches(ev) == [sorted([_p("i6"), _p("i7")])]
+    ev = _run(pos, "i7i8", [(["i6", "i7", "h7", "i8", "h8"], 0.6), (["i7", "i8", "h8"], 0.12)] + put_down)
+    assert _touches(ev) == []
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
