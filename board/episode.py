@@ -15,6 +15,10 @@ import numpy as np
 
 from rules import Side
 
+# A pinch of fingers over the player's own edge rank covers fewer files than this: a region that
+# narrow at a corner is fingers cut by the side edge (see fingertips)
+CORNER_PINCH_FILES = 3
+
 
 @dataclass
 class Settled:
@@ -240,10 +244,13 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
     out = [int(q) for q in cand[gap <= gap.min() + 1e-6]]
     # A hand reaching well into the board along a side edge may lie partly beyond
     # it, where no point records it: the region is cut there and its centre drifts
-    # inward, so the leading point at the edge is as likely. (A hand only just over
-    # the player's own edge is fingers alone, not cut sideways.)
+    # inward, so the leading point at the edge is as likely. A hand only just over
+    # the player's own edge is fingers alone: cut sideways only when they cover no
+    # more than a pinch's width at a corner (tuning clip 8347: the chariot a0 grabbed
+    # with fingers over a0-c0 centred on b0; a hand lying along the edge rank over
+    # e9-i9 is centred where it is).
     edge_lo, edge_hi = bool((cand % 9 == 0).any()), bool((cand % 9 == 8).any())
-    if edge_lo != edge_hi and depth.max() >= 2:
+    if edge_lo != edge_hi and (depth.max() >= 2 or np.ptp(x) < CORNER_PINCH_FILES):
         q = int(cand[int(np.argmin(cand % 9))] if edge_lo else cand[int(np.argmax(cand % 9))])
         if q not in out:
             out.append(q)

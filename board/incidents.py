@@ -353,13 +353,18 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                 return p
         return None
 
+    stretches = dwells(ep, mover, 0.0)
+    if not any(king_steps(q, m.to_sq) <= 1 for d in stretches for q in contacts(ep, d, mover)):
+        # the mover's fingertips were never seen near where the piece was put down: the detector
+        # lost the hand for the move, and a rest before it cannot be put in order with the pick-up
+        # (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on h9)
+        return None
     ds = dwells(ep, mover, cfg.dwell_s)
     cs = [contact(d) for d in ds]
     # An empty destination cannot be touched before the piece is picked up: a rest read there
     # before the last rest on the moved piece is the hand on its way, and the fingertips may
     # be on a piece beside it (the king the player touched first, then the advisor moved)
     capture = m.to_sq in s.before_pos.pieces()
-    stretches = dwells(ep, mover, 0.0)
     early = involved
     if not capture:
         early = involved - {m.to_sq}

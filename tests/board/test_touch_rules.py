@@ -258,6 +258,30 @@ def test_a_rest_led_past_the_moved_piece_then_a_rest_on_it_is_a_touch_of_the_pie
     assert _touches(ev) == []
 
 
+def test_no_touch_is_put_before_a_move_the_hand_was_never_seen_making():
+    # tuning clip 8365: red's hand rests with its lead at g1 (the elephant g0 under it), then glare
+    # hides it until it leaves over h2; the cannon went h2-h9 meanwhile. The fingertips were never
+    # seen near h9: the rest cannot be put in order with the pick-up, so it accuses nobody
+    seen = [(["f0", "g0", "h0", "f1", "g1", "h1"], 0.4), ([], 1.0), (["h2", "h3"], 0.2)]
+    assert _touches(_run(Position(), "h2h9", seen)) == []
+    # the same rest, and the hand seen carrying the cannon up to h9: a touch of g0
+    arm = [f"h{r}" for r in range(10)]
+    carried = [(["f0", "g0", "h0", "f1", "g1", "h1"], 0.4), (arm[:4], 0.08), (arm[:7], 0.08), (arm, 0.4)]
+    assert _p("g0") in _touches(_run(Position(), "h2h9", carried))[0]
+
+
+def test_fingers_pinching_a_corner_piece_centred_beside_it_are_the_pick_up():
+    # tuning clip 8347: red's fingers over a0-c0 (centred on the horse b0, cut by the board's
+    # side edge) grab the chariot a0 and put it on a1: no touch of b0
+    pinch = [(["a0", "b0", "c0"], 0.4), (["a0", "b0", "c0", "a1", "b1", "a2"], 0.4)]
+    assert _touches(_run(Position(), "a0a1", pinch)) == []
+    # a hand lying along the edge rank over f0-i0 is centred where it is: resting on g0/h0,
+    # then moving the chariot i0, is a touch
+    along = [(["f0", "g0", "h0", "i0"], 0.4), (["i0", "h0", "i1", "i2"], 0.4)]
+    touches = _touches(_run(Position(), "i0i1", along))
+    assert len(touches) == 1 and {_p("g0"), _p("h0")} & set(touches[0])
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
