@@ -234,8 +234,12 @@ def contacts(ep: Episode, d: Dwell, side: Side | None = None) -> list[int]:
     if u is not None:
         for tp in tp_list:
             x, y = tp % 9 - u[0], tp // 9 - u[1]
-            if 0 <= x <= 8 and 0 <= y <= 9 and y * 9 + x not in out:
-                out.append(y * 9 + x)
+            # a diagonal step off the board: the camera's side along the edge still holds
+            # (tuning clip 8353: fingers on b0 read at c0, the step toward the camera (-1, -1))
+            steps = [(x, y)] if 0 <= x <= 8 and 0 <= y <= 9 else [(x, tp // 9), (tp % 9, y)]
+            for sx, sy in steps:
+                if (sx, sy) != (tp % 9, tp // 9) and 0 <= sx <= 8 and 0 <= sy <= 9 and sy * 9 + sx not in out:
+                    out.append(sy * 9 + sx)
     if side is not None:
         for tp in tp_list:
             y = tp // 9 + (-1 if side == Side.RED else 1)

@@ -282,6 +282,15 @@ def test_fingers_pinching_a_corner_piece_centred_beside_it_are_the_pick_up():
     assert len(touches) == 1 and {_p("g0"), _p("h0")} & set(touches[0])
 
 
+def test_fingers_on_the_edge_rank_read_a_point_from_the_camera_name_the_piece_on_the_camera_side():
+    # tuning clip 8353: the camera stands off the a-file corner of red's edge (away from it is
+    # (+1, +1)); red's fingers on the horse b0 are read at the elephant c0, and the step back
+    # toward the camera (b-1) lies off the board: along the edge rank it is b0
+    corner_camera = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.02, 0.02, 1.0]])
+    ev = _run(Position(), "b2b1", [(["c0"], 0.6), (["a1", "b1", "a2", "b2"], 0.6)], corner_camera)
+    assert _touches(ev) == [sorted([_p("c0"), _p("b0"), _p("b2")])]
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
