@@ -379,8 +379,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # nor put down before the hand first came over the moved piece: a rest read on the
         # destination before that is on a piece beside it (tuning clip 8325: black's fingers on
         # the chariot i9, the hand's lead over the empty i8 beyond it; the soldier i7 was moved
-        # to i8 later, picked up too quickly for a rest)
-        first_over = min((d.frame_start for d in stretches if m.from_sq in contacts(ep, d, mover)), default=None)
+        # to i8 later, picked up too quickly for a rest). Over it: among a stretch's contacts, or,
+        # for a piece on the mover's own edge rank, anywhere under the hand (tuning clip 8378: the
+        # chariot i0 taken with red's lead two points beyond it; a hand reaching in from its edge
+        # covers the pieces there before its lead comes near them)
+        edge_rank = 0 if mover == Side.RED else 9
+        first_over = min([d.frame_start for d in stretches if m.from_sq in contacts(ep, d, mover)]
+                         + [f for f, _, c in ep.covered if m.from_sq // 9 == edge_rank and m.from_sq in c],
+                         default=None)
         for i, d in enumerate(ds):
             if cs[i] == m.to_sq and first_over is not None and d.frame_end < first_over:
                 cs[i] = contact(d, early)
@@ -447,12 +453,12 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         cands = contacts(ep, d, mover)
         if any(p in early for p in cands):
             if any(p in early for p in tips(ep, d, mover)) or not any(
-                    cs[j] == m.from_sq and m.from_sq in tips(ep, ds[j], mover)
-                    for j in range(i + 1, min(limit + 1, len(ds)))):
+                    j > i and m.from_sq in tips(ep, ds[j], mover) for j in picks):
                 continue      # the hand may have been on the moved piece itself
             # the moved piece lay only beside the fingertips (a step toward the camera or the
             # player's edge), and a later rest had them on it: this rest was on another piece
-            # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it moved)
+            # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it
+            # moved; 8371: the rest on it came after the capture's victim was lifted)
             cands = [p for p in cands if p not in early]
         pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
         if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:

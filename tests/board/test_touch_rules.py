@@ -291,6 +291,23 @@ def test_fingers_on_the_edge_rank_read_a_point_from_the_camera_name_the_piece_on
     assert _touches(ev) == [sorted([_p("c0"), _p("b0"), _p("b2")])]
 
 
+def test_a_rest_led_past_the_capturing_piece_before_the_victim_is_lifted_is_a_touch():
+    # tuning clip 8371: red's fingers rest on the soldier a3 with the cannon b2 just behind them,
+    # lift the horse b9 off, come back to rest on b2 and take b9 with it: the first rest was on a3
+    file_b = [f"b{r}" for r in range(10)]
+    stretches = [(["a3", "b3", "a2", "b2", "a1", "b1"], 0.6), (file_b, 0.4), ([], 0.5),
+                 (["b0", "b1", "b2"], 0.4), (file_b, 0.4)]
+    assert _touches(_run(Position(), "b2b9", stretches)) == [sorted([_p("a3"), _p("b2")])]
+
+
+def test_a_rest_ahead_of_a_piece_on_the_own_edge_rank_with_it_under_the_hand_may_be_its_put_down():
+    # tuning clip 8378: red takes the chariot i0 to i2 with the hand's lead at i2/i3 all along
+    # (never near i0, which lies under the hand); the hand leaves over i0. The rest over the
+    # destination came after the hand was over i0: it is the put-down, and no touch of i3
+    stretches = [(["h0", "i0", "h1", "i1", "i2", "i3"], 0.4), (["i0", "h0"], 0.08)]
+    assert _touches(_run(Position(), "i0i2", stretches)) == []
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
