@@ -556,12 +556,21 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                 mem.pending_faded.append(PendingKnock(p, c, ev))
 
 
+MAX_PLIES_FOR_TOUCH = 2   # a touch is judged in a settle explained by at most this many plies (a quick reply)
+
+
 def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     """The mover's hand rested on another own piece before picking up the one moved (in this
     stretch, or in a stretch of its own before it, hand lifted clear). A settle without a move
     remembers the side to move resting a hand on its own pieces for that."""
     cfg, before = s.cfg, s.before
     mover = s.mover
+    if len(s.moves) > MAX_PLIES_FOR_TOUCH:
+        # a settle that catches up three plies or more (the board was never seen quiet between
+        # them, or the reader lost it): which rest came before which pick-up is not known (tuning
+        # clips 8381: black's rest read as a touch before red's move; 8335)
+        mem.pending_touches = []
+        return
     if s.moves and mover is not None:
         m = s.moves[0]
         moved = s.moved_points

@@ -136,10 +136,9 @@ def _settle(it: IncidentTracker, position: Position, move: str | None,
     """One settled episode through `it`: ending in `move`, or with nothing moved (None)."""
     ep, f = _episode(position, stretches, start, offsets, homography)
     after_pos = position.copy()
-    moves = []
-    if move is not None:
-        moves = [Move.from_iccs(move)]
-        after_pos.push(moves[0])
+    moves = [Move.from_iccs(m) for m in (move or "").split()]   # several plies: space-separated
+    for mv in moves:
+        after_pos.push(mv)
     after_classes = board_classes(after_pos)
     after = Settled(f / FPS, f, after_classes, np.zeros((90, 2)), np.ones(90, bool), np.ones(90),
                     empty_prob=np.zeros(90))
@@ -306,6 +305,14 @@ def test_a_rest_ahead_of_a_piece_on_the_own_edge_rank_with_it_under_the_hand_may
     # destination came after the hand was over i0: it is the put-down, and no touch of i3
     stretches = [(["h0", "i0", "h1", "i1", "i2", "i3"], 0.4), (["i0", "h0"], 0.08)]
     assert _touches(_run(Position(), "i0i2", stretches)) == []
+
+
+def test_no_touch_is_judged_in_a_settle_that_catches_up_three_plies():
+    # tuning clip 8381: the board was never seen quiet over three plies; a rest of one hand
+    # cannot be put in order with another player's pick-up
+    stretches = [(["g0", "h0", "g1"], 0.5), (["h1", "h2", "h3"], 0.4), (["e1", "e2", "f1"], 0.4)]
+    assert _touches(_run(Position(), "h2e2", stretches))
+    assert _touches(_run(Position(), "h2e2 h7e7 e2e6", stretches)) == []
 
 
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
