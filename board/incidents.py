@@ -370,6 +370,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     # be on a piece beside it (the king the player touched first, then the advisor moved)
     capture = m.to_sq in s.before_pos.pieces()
     early = involved
+    first_over: int | None = None
     if not capture:
         early = involved - {m.to_sq}
         last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
@@ -396,6 +397,17 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     # it are not touches.
     at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
     place = at_t[-1] if at_t else len(ds)
+    if not at_t and first_over is not None:
+        # no rest read on the empty destination: a rest with the fingertips a point from it, after
+        # the hand came over the moved piece, put it down (the hand's region stopping a point
+        # short of where the fingers are); rests after it are no touches (tuning clip 8372: the
+        # elephant c9 put on e7 with black's lead at d8/e8, then the hand leaving over c9)
+        # the fingertips never came over the destination itself after that rest
+        near = [i for i, d in enumerate(ds) if d.frame_start > first_over and all(
+                q != m.to_sq and king_steps(q, m.to_sq) <= 1 and int(before.classes[q]) == EMPTY
+                for q in tips(ep, d, mover)) and not any(
+                e.frame_start > d.frame_end and m.to_sq in tips(ep, e, mover) for e in stretches)]
+        place = near[0] if near else place
     picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
     if picks:
         limit = picks[-1]

@@ -315,6 +315,19 @@ def test_no_touch_is_judged_in_a_settle_that_catches_up_three_plies():
     assert _touches(_run(Position(), "h2e2 h7e7 e2e6", stretches)) == []
 
 
+def test_a_rest_a_point_short_of_the_destination_after_the_pick_up_is_the_put_down():
+    # tuning clip 8372: black takes the elephant c9 quickly and puts it on e7 with the hand's
+    # region stopping at d8/e8 (the advisor d9 and the general e9 under it), then leaves over c9:
+    # that leaving pass is no pick-up, and the rest no touch of d9 or e9
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    stretches = [(["c9", "d9", "c8"], 0.2), (["d8", "e8", "d9", "e9"], 0.5), (["c8", "c9", "d9"], 0.12)]
+    assert _touches(_run(pos, "c9e7", stretches)) == []
+    # the fingertips then coming over e7 itself: the rest a point short was not the put-down
+    later = stretches[:2] + [(["c8", "c9", "d9"], 0.12), (["e7", "e8", "e9"], 0.12)]
+    assert _touches(_run(pos, "c9e7", later))
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
