@@ -240,6 +240,18 @@ def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
     return out
 
 
+SIDE_STRIP_POINTS = 8   # of an edge file's 10 points: a start-up region holding this many lies along the side
+
+
+def _along_side_file(cells: np.ndarray) -> bool:
+    """A region of inner cells (GY, GX) holding most of the a- or i-file: it lies along a side
+    of the board where no player sits. An arm reaching in crosses an edge over a few points; a
+    strip of light or shadow along the whole side hides that file's lattice at the start (tuning
+    clip 8375: a sheen along the far side of a plastic board, held as a hand for the whole game)."""
+    inner = cells[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9]
+    return bool(max(int(inner[:, 0].sum()), int(inner[:, -1].sum())) >= SIDE_STRIP_POINTS)
+
+
 def _cells_from_points(p: np.ndarray, ring: float | bool = 0) -> np.ndarray:
     """(90,) in point-index order -> (GY, GX) cell grid, the ring cells set to `ring`."""
     p = np.asarray(p)
@@ -710,7 +722,8 @@ class HandDetector:
             n, lab = cv2.connectedComponents(cov.astype(np.uint8), connectivity=8)
             for k in range(1, n):
                 comp = lab == k
-                if not (cv2.dilate(comp.astype(np.uint8), grow).astype(bool) & crossing).any():
+                if not (cv2.dilate(comp.astype(np.uint8), grow).astype(bool) & crossing).any() \
+                        or _along_side_file(comp):
                     cov &= ~comp
         # the points around a covered region are under the same hand's fingertips or edge, which
         # may rest on a disc and leave its lattice in view

@@ -41,3 +41,31 @@ def test_glare_washing_out_points_by_the_edge_is_not_taken_for_a_hand_at_the_sta
     late = obs[int(FPS):]
     assert all(o.quiet for o in late), "the board never became quiet under a glare patch"
     assert not any(o.occluded.any() for o in late)
+
+
+def test_a_sheen_along_a_whole_side_file_is_not_taken_for_a_hand_at_the_start(vsim):
+    # tuning clip 8375: a sheen along the far side of a plastic board hid the whole a-file's
+    # lattice, and a patterned table beyond that side looked like an arm crossing the edge; held
+    # as a hand from the first frame, it kept the whole game unrecorded. No player's arm lies
+    # along a side file from end to end.
+    img, truth = vsim.still(7, look="plastic", tilt=25, azimuth=250, width=960, height=540)
+    h = truth.homography
+    sheen = np.ascontiguousarray(img)
+    for rank in range(10):
+        sheen = _glare(sheen, h, rank * 9, 0.55, 0.85)
+    # dark table squares just beyond the a-file, beside ranks 2 and 6
+    sp = geo.point_spacing_px(h)
+    for rank in (2, 6):
+        x, y = geo.apply_h(h, np.array([[-1.2, float(rank)]]))[0]
+        r = int(0.35 * sp)
+        sheen[max(0, int(y) - r):int(y) + r, max(0, int(x) - r):int(x) + r] = (40, 50, 45)
+    seen = vh.lattice_seen(sheen, h)
+    assert vh.covered_at_start(seen, vh.LatticeConfig()).reshape(10, 9)[:, 0].sum() >= vh.SIDE_STRIP_POINTS
+    rng = np.random.default_rng(0)
+    reader = BoardReader(classify=False)
+    obs = []
+    for i in range(int(2 * FPS)):
+        frame = np.clip(sheen + rng.normal(0, 2.0, sheen.shape), 0, 255).astype(np.uint8)
+        obs.append(reader.process(frame, i / FPS, i))
+    assert all(o.pose is not None for o in obs)
+    assert all(o.quiet for o in obs[int(FPS):]), "the board never became quiet under a sheen along its side"
