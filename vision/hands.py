@@ -506,6 +506,17 @@ class HandDetector:
                 out |= comp
         return out
 
+    def _arm_like(self, comp: np.ndarray, ring: np.ndarray, frac: np.ndarray, mov: np.ndarray,
+                  settled: np.ndarray) -> bool:
+        """A hidden region reaching the ring is an arm while its ring cells move, or cover
+        `arm_cells` of ring area. One lying still on less is a disc pushed over the edge or a cup
+        beside the board, and may settle (tuning clip 8381: the cannon left between points off
+        b9, its disc over the ring cell beyond, kept the board busy for five seconds)."""
+        on_ring = comp & ring
+        if (mov & on_ring).any() or not settled[on_ring].all():
+            return True
+        return float(frac[on_ring].sum()) >= self.arm_cells
+
     def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray) -> np.ndarray:
         """Hidden regions that reach over the points from an arm across the board's edge.
 
@@ -812,7 +823,8 @@ class HandDetector:
         # hidden however long it rests (`_resting_arms`, `_faint_arms`).
         _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         seeds = hid & ring & ((frac >= self.arm_frac) | mov)
-        arm = np.isin(lab, np.unique(lab[seeds])) & hid if seeds.any() else np.zeros_like(hid)
+        arms = [k for k in np.unique(lab[seeds]) if self._arm_like(lab == k, ring, frac, mov, settled)]
+        arm = np.isin(lab, arms) & hid if arms else np.zeros_like(hid)
         near_arm = cv2.dilate(arm.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
         # when nothing at all has moved for a long while, absorb everything but a resting arm

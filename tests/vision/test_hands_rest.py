@@ -231,3 +231,37 @@ def test_a_ring_cell_that_looks_like_the_bare_margin_beside_it_is_no_arm_once_th
     assert run(0.4, lattice_hidden=False, odd_cells=1)
     # ... but a sleeve covering more than an arm's share of the ring beside them keeps them all
     assert not run(0.4, lattice_hidden=False, odd_cells=3, odd_frac=0.9)
+
+
+def test_a_disc_left_hanging_over_the_edge_settles_while_a_shadow_flickers_beyond_the_board():
+    """Tuning clip 8381: a cannon put down between b9 and the board's edge, its disc reaching over
+    the ring cell beyond, lies still; it is no arm (it covers less than a cell of the ring) and
+    must settle though something keeps moving out on the table (a shadow: the board is never
+    entirely still), or the board is never quiet until the disc is put right."""
+    rng = np.random.default_rng(5)
+    board = _board()
+    det = vh.HandDetector()
+    fps, n, states = 15.0, 0, []
+    disc = (int(2 * P + P / 2), int(0.75 * P))         # off b9 (row 1, column 2), over the ring beyond
+    arm = Sleeve("top", offset=1.5, width=2.0, depth=1.6)
+
+    def frame(box=None, with_disc=True):
+        img = _frame(board, rng, box).astype(np.float32)
+        if with_disc:                                   # the disc with its shadow, over most of the ring cell
+            cv2.circle(img, disc, int(0.55 * P), (60, 70, 170), -1)
+        if n % 4 < 2:                                   # a small shadow flickering on the table below
+            img[(vh.GY - 1) * P + P // 2:(vh.GY - 1) * P + P // 2 + 2 * P // 5, 6 * P:6 * P + 2 * P // 5] *= 0.3
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+    for _ in range(15):
+        states.append(det.update_rectified(frame(with_disc=False), n / fps))
+        n += 1
+    for k in range(6):                                   # the hand puts it there and leaves
+        states.append(det.update_rectified(frame(arm.box(shift=-0.25 * k)), n / fps))
+        n += 1
+    for _ in range(int(3 * fps)):
+        states.append(det.update_rectified(frame(), n / fps))
+        n += 1
+    quiet = [i for i in range(21, len(states)) if states[i].quiet]
+    assert quiet and (quiet[0] - 21) / fps <= 1.5, "the board was never quiet with the disc hanging over the edge"
+    assert states[-1].quiet and not states[-1].hidden.any()
