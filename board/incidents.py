@@ -365,6 +365,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     ds = dwells(ep, mover, cfg.dwell_s)
     cs = [contact(d) for d in ds]
+
+    def taken_before(d: Dwell) -> bool:
+        # the fingertips stayed on the moved piece a while before this rest: it was picked up
+        # then, and a rest on it after this one is the hand leaving over it (tuning clip 8316:
+        # the elephant taken from c9, put on e7 with the lead at e6, the hand resting over c9 as
+        # it left; the put-down was read as a touch of the soldier e6)
+        return any(e.frame_end < d.frame_start and e.t_end - e.t_start >= cfg.lone_dwell_s - 1e-6
+                   and m.from_sq in tips(ep, e, mover) for e in stretches)
     # An empty destination cannot be touched before the piece is picked up: a rest read there
     # before the last rest on the moved piece is the hand on its way, and the fingertips may
     # be on a piece beside it (the king the player touched first, then the advisor moved)
@@ -375,7 +383,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         early = involved - {m.to_sq}
         last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
         for i in range(last_pick):
-            if cs[i] == m.to_sq:
+            if cs[i] == m.to_sq and not taken_before(ds[i]):
                 cs[i] = contact(ds[i], early)
         # nor put down before the hand first came over the moved piece: a rest read on the
         # destination before that is on a piece beside it (tuning clip 8325: black's fingers on

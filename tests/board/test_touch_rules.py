@@ -328,6 +328,17 @@ def test_a_rest_a_point_short_of_the_destination_after_the_pick_up_is_the_put_do
     assert _touches(_run(pos, "c9e7", later))
 
 
+def test_a_rest_over_the_moved_piece_as_the_hand_leaves_is_no_pick_up():
+    # tuning clip 8316: black takes the elephant c9 (fingertips on it a while), puts it on e7
+    # with the lead at e6, and rests over c9 again as the hand leaves: the put-down is no touch
+    # of the soldier e6
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    stretches = [(["c9", "b9", "d9"], 0.2), (["c8", "c9"], 0.08), (["e6", "e7", "e8", "d8"], 0.36),
+                 (["c9", "b9", "d9"], 0.5)]
+    assert _touches(_run(pos, "c9e7", stretches)) == []
+
+
 def test_a_rest_on_the_empty_destination_after_the_pick_up_is_the_put_down():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
