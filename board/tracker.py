@@ -350,7 +350,9 @@ class Tracker:
                                         extra={"was": self.sync.value}))
             self.sync = SyncState.IN_SYNC
             self.sync_detail = ()
-        events.extend(self._refuted_knocks(ex.moves, last))
+        refuted = self._refuted_knocks(ex.moves, last)
+        events.extend(refuted)
+        events.extend(self._refuted_illegal(ex.moves, refuted, last))
         n = len(ex.moves)
         for i, m in enumerate(ex.moves):
             played = self.record.play(m, last.t)
@@ -379,6 +381,30 @@ class Tracker:
                     inc, last.t, self.ply,
                     f"the piece on {point_name(m.from_sq)} was moved ({m.iccs()}), not knocked off the "
                     f"board: it had been put down where it was not seen"))
+        return events
+
+    def _refuted_illegal(self, moves: list[Move], refuted: list[Event], last: Frame) -> list[Event]:
+        """Retract an 'illegal move' (out of turn) that the sequence now accepted makes a legal
+        ply, when an earlier ply of that sequence had been seen begun before it: its piece was
+        reported gone from its point (a knock this sequence has just retracted) before the
+        illegal move was raised. The player had moved; the reader had not seen where the piece
+        went (tuning clip 8375: red's horse b0-c2 lost in a sheen, black's reply b9-c7 called out
+        of turn)."""
+        events: list[Event] = []
+        seen_begun: dict[int, float] = {}
+        for r in refuted:
+            if isinstance(r, IncidentRetracted) and r.target is not None:
+                seen_begun[r.target.points[0]] = r.target.t
+        for j, m in enumerate(moves):
+            for inc in [e for e in self.raised if e.kind == "illegal_move" and e.points[:2] == [m.from_sq, m.to_sq]]:
+                earlier = [mv for mv in moves[:j] if mv.from_sq in seen_begun and seen_begun[mv.from_sq] <= inc.t]
+                if not earlier:
+                    continue
+                self.raised.remove(inc)
+                events.append(IncidentRetracted.of(
+                    inc, last.t, self.ply,
+                    f"{m.iccs()} was a legal reply: {earlier[0].iccs()} had been made before it (its piece "
+                    f"was seen leaving {point_name(earlier[0].from_sq)}), where the reader did not see it"))
         return events
 
     def _repetition(self, last: Frame) -> list[Event]:

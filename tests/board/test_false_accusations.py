@@ -322,3 +322,34 @@ def test_a_piece_reported_knocked_off_then_seen_moved_is_retracted():
     assert [k.points for k in knocks] == [[idx("b0")]]
     retracted = [e for e in events if e.type == "incident_retracted"]
     assert [r.target for r in retracted] == knocks
+
+
+def test_a_reply_called_out_of_turn_after_an_unseen_move_is_retracted_once_that_move_shows():
+    # tuning clip 8375: red's horse b0-c2 was put down where the reader saw no piece ('knocked
+    # off the board'), and black's reply h9-g7 was then 'moved out of turn'. Once c2 shows the
+    # horse, b0c2 h9g7 explains the board: the knock and the out-of-turn accusation are withdrawn
+    s = Script(seed=26).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h7e7").quiet(0.6)
+    put_down = len(s.frames)
+    s.move("b0c2").quiet(1.2)
+    s.move("h9g7").quiet(1.2)
+    seen_again = len(s.frames)
+    s.move("e2e6").quiet(0.8)
+    c2 = idx("c2")
+    obs_list = []
+    for obs in observations(s.frames, NoiseProfile(seed=7, flicker=0.0)):
+        if put_down <= obs.frame_index < seen_again:
+            obs.probs = obs.probs.copy()
+            obs.probs[c2] = 0.0
+            obs.probs[c2, 0] = 1.0
+        obs_list.append(obs)
+    tr, events = Tracker(), []
+    for o in obs_list:
+        events.extend(tr.feed(o))
+    events.extend(tr.finish())
+    assert [e.iccs for e in events if e.type == "move"] == ["h2e2", "h7e7", "b0c2", "h9g7", "e2e6"]
+    raised = [e for e in events if e.type == "incident" and e.kind in ("knocked", "illegal_move")]
+    assert sorted(e.kind for e in raised) == ["illegal_move", "knocked"]
+    retracted = [e.target for e in events if e.type == "incident_retracted"]
+    assert sorted(r.kind for r in retracted) == ["illegal_move", "knocked"]
