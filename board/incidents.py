@@ -382,9 +382,6 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     if not capture:
         early = involved - {m.to_sq}
         last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
-        for i in range(last_pick):
-            if cs[i] == m.to_sq and not taken_before(ds[i]):
-                cs[i] = contact(ds[i], early)
         # nor put down before the hand first came over the moved piece: a rest read on the
         # destination before that is on a piece beside it (tuning clip 8325: black's fingers on
         # the chariot i9, the hand's lead over the empty i8 beyond it; the soldier i7 was moved
@@ -397,7 +394,8 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                          + [f for f, _, c in ep.covered if m.from_sq // 9 == edge_rank and m.from_sq in c],
                          default=None)
         for i, d in enumerate(ds):
-            if cs[i] == m.to_sq and first_over is not None and d.frame_end < first_over:
+            if cs[i] == m.to_sq and ((i < last_pick and not taken_before(d))
+                                     or (first_over is not None and d.frame_end < first_over)):
                 cs[i] = contact(d, early)
     # The pick-up is the last rest on the moved piece before the put-down (the
     # last rest on the destination). A victim lifted first (a rest on the
@@ -406,11 +404,11 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
     place = at_t[-1] if at_t else len(ds)
     if not at_t and first_over is not None:
-        # no rest read on the empty destination: a rest with the fingertips a point from it, after
-        # the hand came over the moved piece, put it down (the hand's region stopping a point
-        # short of where the fingers are); rests after it are no touches (tuning clip 8372: the
-        # elephant c9 put on e7 with black's lead at d8/e8, then the hand leaving over c9)
-        # the fingertips never came over the destination itself after that rest
+        # no rest read on the empty destination: a rest with the fingertips on empty points a step
+        # from it, after the hand came over the moved piece and with the fingertips never over the
+        # destination itself later, put it down (the hand's region stopping a point short of where
+        # the fingers are); rests after it are no touches (tuning clip 8372: the elephant c9 put
+        # on e7 with black's lead at d8/e8, then the hand leaving over c9)
         near = [i for i, d in enumerate(ds) if d.frame_start > first_over and all(
                 q != m.to_sq and king_steps(q, m.to_sq) <= 1 and int(before.classes[q]) == EMPTY
                 for q in tips(ep, d, mover)) and not any(
