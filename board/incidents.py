@@ -343,10 +343,27 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     def own_unmoved(p: int) -> bool:
         return p not in involved and p not in knocked and own_piece(s, mem, mover, p)
 
+    # where the fingers may be over each stretch (its contacts, its fingertip points): asked
+    # many times below for the same stretches, each answer a pass over the episode's frames
+    seen_contacts: dict[tuple[int, int], list[int]] = {}
+    seen_tips: dict[tuple[int, int], list[int]] = {}
+
+    def contacts_of(d: Dwell) -> list[int]:
+        key = (d.frame_start, d.frame_end)
+        if key not in seen_contacts:
+            seen_contacts[key] = contacts(ep, d, mover)
+        return seen_contacts[key]
+
+    def tips_of(d: Dwell) -> list[int]:
+        key = (d.frame_start, d.frame_end)
+        if key not in seen_tips:
+            seen_tips[key] = tips(ep, d, mover)
+        return seen_tips[key]
+
     def contact(d: Dwell, moving: set[int] = involved) -> int | None:
         # where the fingers may be is a few points; if the moved piece is one of
         # them, the rest was on it (never accuse a touch the pick-up explains)
-        cands = contacts(ep, d, mover)
+        cands = contacts_of(d)
         for p in cands:
             if p in beside:
                 return m.from_sq
@@ -358,12 +375,12 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
 
     stretches = dwells(ep, mover, 0.0)
-    if not any(king_steps(q, m.to_sq) <= 1 for d in stretches for q in contacts(ep, d, mover)):
+    if not any(king_steps(q, m.to_sq) <= 1 for d in stretches for q in contacts_of(d)):
         # the mover's fingertips were never seen near where the piece was put down: the detector
         # lost the hand for the move, and a rest before it cannot be put in order with the pick-up
         # (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on h9)
         return None
-    ds = dwells(ep, mover, cfg.dwell_s)
+    ds = [d for d in stretches if d.seconds >= cfg.dwell_s - 1e-6]   # the rests (dwells() at dwell_s)
     cs = [contact(d) for d in ds]
 
     def taken_before(d: Dwell) -> bool:
@@ -372,7 +389,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # the elephant taken from c9, put on e7 with the lead at e6, the hand resting over c9 as
         # it left; the put-down was read as a touch of the soldier e6)
         return any(e.frame_end < d.frame_start and e.t_end - e.t_start >= cfg.lone_dwell_s - 1e-6
-                   and m.from_sq in tips(ep, e, mover) for e in stretches)
+                   and m.from_sq in tips_of(e) for e in stretches)
     # An empty destination cannot be touched before the piece is picked up: a rest read there
     # before the last rest on the moved piece is the hand on its way, and the fingertips may
     # be on a piece beside it (the king the player touched first, then the advisor moved)
@@ -390,7 +407,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # chariot i0 taken with red's lead two points beyond it; a hand reaching in from its edge
         # covers the pieces there before its lead comes near them)
         edge_rank = 0 if mover == Side.RED else 9
-        first_over = min([d.frame_start for d in stretches if m.from_sq in contacts(ep, d, mover)]
+        first_over = min([d.frame_start for d in stretches if m.from_sq in contacts_of(d)]
                          + [f for f, _, c in ep.covered if m.from_sq // 9 == edge_rank and m.from_sq in c],
                          default=None)
         for i, d in enumerate(ds):
@@ -411,8 +428,8 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # on e7 with black's lead at d8/e8, then the hand leaving over c9)
         near = [i for i, d in enumerate(ds) if d.frame_start > first_over and all(
                 q != m.to_sq and king_steps(q, m.to_sq) <= 1 and int(before.classes[q]) == EMPTY
-                for q in tips(ep, d, mover)) and not any(
-                e.frame_start > d.frame_end and m.to_sq in tips(ep, e, mover) for e in stretches)]
+                for q in tips_of(d)) and not any(
+                e.frame_start > d.frame_end and m.to_sq in tips_of(e) for e in stretches)]
         place = near[0] if near else place
     picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
     if picks:
@@ -431,13 +448,13 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             # hand's lead at b1 for the whole grab, carried up the a-file, and the hand leaving
             # over a0 and b0 was taken for the pick-up, the grab for 'a touch of b0')
             passes = [d.frame_start for d in stretches if d.frame_start > ds[-1].frame_end
-                      and m.to_sq in (c := contacts(ep, d, mover)) and m.from_sq not in c]
+                      and m.to_sq in (c := contacts_of(d)) and m.from_sq not in c]
             put_down = min([put_down] + passes[:1])
         # (over the moved piece: with a capture's victim beside it, the contact names the
         # victim's point first, tuning clip 8338; a plain move's destination beside it is left
         # as it was, 8356: the pass onto it is the move itself)
         over = [d.frame_start for d in stretches if d.frame_start < put_down
-                and (contact(d) == m.from_sq or (capture and m.from_sq in contacts(ep, d, mover)))]
+                and (contact(d) == m.from_sq or (capture and m.from_sq in contacts_of(d)))]
         first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
         if not first:
             return None   # the pick-up was not seen: a touch cannot be put before it
@@ -462,16 +479,16 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             # set down beyond i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere
             # is not (8331: the hand crossed the victim's point on its way in to the touch).
             pick = ds[limit].frame_start if limit < len(ds) else ep.frame_last + 1
-            over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts(ep, d, mover)]
+            over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts_of(d)]
             if over:
                 aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
     for i, d in enumerate(ds[:limit]):
         if i in aside:
             continue      # setting the victim down beyond the edge
-        cands = contacts(ep, d, mover)
+        cands = contacts_of(d)
         if any(p in early for p in cands):
-            if any(p in early for p in tips(ep, d, mover)) or not any(
-                    j > i and m.from_sq in tips(ep, ds[j], mover) for j in picks):
+            if any(p in early for p in tips_of(d)) or not any(
+                    j > i and m.from_sq in tips_of(ds[j]) for j in picks):
                 continue      # the hand may have been on the moved piece itself
             # the moved piece lay only beside the fingertips (a step toward the camera or the
             # player's edge), and a later rest had them on it: this rest was on another piece
@@ -488,7 +505,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             continue      # on no piece, the opponent's, or one being put right (between points)
         # where the fingers were is uncertain by a point: name the own pieces the
         # fingertips may have been on (the arbiter looks at the evidence frames)
-        tip_points = tips(ep, d, mover)
+        tip_points = tips_of(d)
         named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
         if named:
             return Touch(named[:2], d)
