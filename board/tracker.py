@@ -366,6 +366,11 @@ class Tracker:
                 self.record.repetition.last_ruling = None   # a new position: any repetition stretch is over
         return events
 
+    def _withdraw(self, inc: IncidentEvent, t: float, ply: int, reason: str) -> IncidentRetracted:
+        """`inc` no longer stands: off the list of raised incidents, and the retraction to journal."""
+        self.raised.remove(inc)
+        return IncidentRetracted.of(inc, t, ply, reason)
+
     def _refuted_knocks(self, moves: list[Move], last: Frame) -> list[Event]:
         """Retract a 'knocked off the board' that a move now explains: the piece reported gone
         (no disc seen near its point, never seen back on it) is moved from that point. It was
@@ -376,8 +381,7 @@ class Tracker:
         for m in moves:
             for inc in [e for e in self.raised if e.kind == "knocked" and e.extra.get("off_board")
                         and e.points == [m.from_sq] and m.from_sq in gone]:
-                self.raised.remove(inc)
-                events.append(IncidentRetracted.of(
+                events.append(self._withdraw(
                     inc, last.t, self.ply,
                     f"the piece on {point_name(m.from_sq)} was moved ({m.iccs()}), not knocked off the "
                     f"board: it had been put down where it was not seen"))
@@ -400,8 +404,7 @@ class Tracker:
                 earlier = [mv for mv in moves[:j] if mv.from_sq in seen_begun and seen_begun[mv.from_sq] <= inc.t]
                 if not earlier:
                     continue
-                self.raised.remove(inc)
-                events.append(IncidentRetracted.of(
+                events.append(self._withdraw(
                     inc, last.t, self.ply,
                     f"{m.iccs()} was a legal reply: {earlier[0].iccs()} had been made before it (its piece "
                     f"was seen leaving {point_name(earlier[0].from_sq)}), where the reader did not see it"))
@@ -487,8 +490,7 @@ class Tracker:
                    "frame": last.frame_index})]
         void = incident_rules.void_after_correction(self.raised, ply + first, was, now)
         for inc in void:
-            self.raised.remove(inc)
-            events.append(IncidentRetracted.of(
+            events.append(self._withdraw(
                 inc, last.t, ply,
                 f"ply {ply + first} was re-stated ({' '.join(m.iccs() for m in was)} -> "
                 f"{' '.join(m.iccs() for m in now)}); the {inc.kind.replace('_', ' ')} on "
