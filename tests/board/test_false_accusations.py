@@ -46,12 +46,32 @@ def bump_then_move() -> tuple[Script, int]:
     return s, start
 
 
-def run(obs_list, config: TrackerConfig | None = None):
+def journal(obs_list, config: TrackerConfig | None = None) -> list:
+    """Every event the tracker gives for `obs_list`, to the end."""
     tr, events = Tracker(config=config), []
     for o in obs_list:
         events.extend(tr.feed(o))
     events.extend(tr.finish())
+    return events
+
+
+def run(obs_list, config: TrackerConfig | None = None):
+    events = journal(obs_list, config)
     return [e for e in events if e.type == "move"], [e for e in events if e.type == "incident"]
+
+
+def unseen_between(s: Script, point: str, start: int, end: int, noise_seed: int) -> list:
+    """The script's observations with `point` read empty from frame `start` to before `end`
+    (a disc put down where the reader does not see it)."""
+    p = idx(point)
+    out = []
+    for obs in observations(s.frames, NoiseProfile(seed=noise_seed, flicker=0.0)):
+        if start <= obs.frame_index < end:
+            obs.probs = obs.probs.copy()
+            obs.probs[p] = 0.0
+            obs.probs[p, 0] = 1.0
+        out.append(obs)
+    return out
 
 
 def test_a_camera_bump_that_flags_an_own_piece_is_no_touch():
@@ -305,18 +325,7 @@ def test_a_piece_reported_knocked_off_then_seen_moved_is_retracted():
     s.move("b0c2").quiet(1.2)
     seen_again = len(s.frames)
     s.move("i9h9").quiet(0.8)
-    c2 = idx("c2")
-    obs_list = []
-    for obs in observations(s.frames, NoiseProfile(seed=6, flicker=0.0)):
-        if put_down <= obs.frame_index < seen_again:
-            obs.probs = obs.probs.copy()
-            obs.probs[c2] = 0.0
-            obs.probs[c2, 0] = 1.0          # the horse on c2 unseen: the point reads empty
-        obs_list.append(obs)
-    tr, events = Tracker(), []
-    for o in obs_list:
-        events.extend(tr.feed(o))
-    events.extend(tr.finish())
+    events = journal(unseen_between(s, "c2", put_down, seen_again, noise_seed=6))   # the horse on c2 unseen
     assert [e.iccs for e in events if e.type == "move"] == ["h2e2", "h9g7", "b0c2", "i9h9"]
     knocks = [e for e in events if e.type == "incident" and e.kind == "knocked"]
     assert [k.points for k in knocks] == [[idx("b0")]]
@@ -336,18 +345,7 @@ def test_a_reply_called_out_of_turn_after_an_unseen_move_is_retracted_once_that_
     s.move("h9g7").quiet(1.2)
     seen_again = len(s.frames)
     s.move("e2e6").quiet(0.8)
-    c2 = idx("c2")
-    obs_list = []
-    for obs in observations(s.frames, NoiseProfile(seed=7, flicker=0.0)):
-        if put_down <= obs.frame_index < seen_again:
-            obs.probs = obs.probs.copy()
-            obs.probs[c2] = 0.0
-            obs.probs[c2, 0] = 1.0
-        obs_list.append(obs)
-    tr, events = Tracker(), []
-    for o in obs_list:
-        events.extend(tr.feed(o))
-    events.extend(tr.finish())
+    events = journal(unseen_between(s, "c2", put_down, seen_again, noise_seed=7))
     assert [e.iccs for e in events if e.type == "move"] == ["h2e2", "h7e7", "b0c2", "h9g7", "e2e6"]
     raised = [e for e in events if e.type == "incident" and e.kind in ("knocked", "illegal_move")]
     assert sorted(e.kind for e in raised) == ["illegal_move", "knocked"]

@@ -25,18 +25,24 @@ def _glare(img: np.ndarray, h: np.ndarray, point: int, radius_spacings: float, s
     return np.clip(img.astype(np.float32) * (1 - a) + 250.0 * a, 0, 255).astype(np.uint8)
 
 
+def _held_still(img: np.ndarray, seconds: float = 2.0) -> list:
+    """The reader's observations of `img` shown for `seconds` with fresh sensor noise each frame."""
+    rng = np.random.default_rng(0)
+    reader = BoardReader(classify=False)
+    obs = []
+    for i in range(int(seconds * FPS)):
+        frame = np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+        obs.append(reader.process(frame, i / FPS, i))
+    return obs
+
+
 def test_glare_washing_out_points_by_the_edge_is_not_taken_for_a_hand_at_the_start(vsim):
     img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
     glared = _glare(np.ascontiguousarray(img), truth.homography, 7 * 9 + 2, 1.0, 0.8)   # centred on c7
     # the glare does hide the lattice there, as a palm would
     seen = vh.lattice_seen(glared, truth.homography)
     assert vh.covered_at_start(seen, vh.LatticeConfig()).sum() >= 3
-    rng = np.random.default_rng(0)
-    reader = BoardReader(classify=False)
-    obs = []
-    for i in range(int(2 * FPS)):
-        frame = np.clip(glared + rng.normal(0, 2.0, glared.shape), 0, 255).astype(np.uint8)
-        obs.append(reader.process(frame, i / FPS, i))
+    obs = _held_still(glared)
     assert all(o.pose is not None for o in obs)
     late = obs[int(FPS):]
     assert all(o.quiet for o in late), "the board never became quiet under a glare patch"
@@ -61,11 +67,6 @@ def test_a_sheen_along_a_whole_side_file_is_not_taken_for_a_hand_at_the_start(vs
         sheen[max(0, int(y) - r):int(y) + r, max(0, int(x) - r):int(x) + r] = (40, 50, 45)
     seen = vh.lattice_seen(sheen, h)
     assert vh.covered_at_start(seen, vh.LatticeConfig()).reshape(10, 9)[:, 0].sum() >= vh.SIDE_STRIP_POINTS
-    rng = np.random.default_rng(0)
-    reader = BoardReader(classify=False)
-    obs = []
-    for i in range(int(2 * FPS)):
-        frame = np.clip(sheen + rng.normal(0, 2.0, sheen.shape), 0, 255).astype(np.uint8)
-        obs.append(reader.process(frame, i / FPS, i))
+    obs = _held_still(glared)
     assert all(o.pose is not None for o in obs)
     assert all(o.quiet for o in obs[int(FPS):]), "the board never became quiet under a sheen along its side"
