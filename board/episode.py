@@ -34,6 +34,7 @@ class Settled:
     covered: np.ndarray | None = None   # (90,) bool: under a resting hand/arm when it settled
     observed: np.ndarray | None = None  # (90,) the reader's most likely class per point then
     empty_prob: np.ndarray | None = None  # (90,) the reader's probability that the point is empty
+    looks: np.ndarray | None = None       # (90, D) each point's face as last read (vision.looks), if the reader looks
 
 
 @dataclass

@@ -58,6 +58,13 @@ class IncidentConfig:
     clear_read: float = 0.5    # a disc read as its piece at least this surely: its offset can be trusted
     disc_reach: float = 0.6    # a disc seen off the points was put down for a legal destination this near it (spacings) ...
     disc_clear: float = 0.05   # ... when every other legal destination is this much farther from it (not a tie)
+    handled_look: float = 0.2  # a covered piece whose face changed this much between settles (vision.looks) was handled
+    handled_over_steady: float = 4.0  # ... and by this many times the median change of the other pieces read again
+                                      # (a re-lock or a change of light changes them all alike)
+    handled_beside: float = 0.33      # ... and this much beside a point a piece left or came to (its disc, its shadow)
+    handled_shift: float = 0.15       # ... and moved less than this (spacings): farther is a knock, not a touch
+    handled_standout: float = 1.4     # ... and changed this many times more than any other piece read again
+    handled_covered_s: float = 0.2    # ... and lay under a hand this long (a passing arm covers a piece briefly)
 
 
 def piece_label(letter: str) -> str:
@@ -185,6 +192,57 @@ def farther_off(s: SettleFacts, p: int) -> bool:
     before = float(np.linalg.norm(s.before.offsets[p]))
     after = float(np.linalg.norm(s.after.offsets[p] - s.drift))
     return after > before
+
+
+def look_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """How much each point's look (vision.looks: a unit-length face) changed between two settled
+    boards: 0 for the same face, 1 for an unrelated one; NaN where either was never read."""
+    b = np.asarray(before, dtype=np.float32)
+    a = np.asarray(after, dtype=np.float32)
+    if b.shape != a.shape or b.ndim != 2:
+        raise ValueError(f"looks must be two (N, D) arrays of one shape, got {b.shape} and {a.shape}")
+    change = 1.0 - np.einsum("nd,nd->n", b, a)
+    missing = (np.abs(b).max(axis=1) == 0) | (np.abs(a).max(axis=1) == 0)
+    return np.where(missing, np.nan, change)
+
+
+def covered_seconds(ep: Episode, p: int) -> float:
+    """How long a hand covered point p in this episode (its frames times the frame interval)."""
+    interval = (ep.t_last - ep.t_start) / max(ep.frames - 1, 1)
+    return float(ep.occluded_frames[p]) * interval
+
+
+def handled_piece(s: SettleFacts) -> int | None:
+    """The one unmoved piece a hand covered a while in this episode whose face no longer matches
+    itself (turned or pushed a little: vision.looks), or None.
+
+    It must stand out from every other piece read again at this settle (`handled_standout`
+    times the next largest change): light that changed over the board, a re-lock that reads
+    every crop a little differently, or an arm lying over the pieces of a back rank changes
+    several faces alike (tuning clips 8367, 8370: the back rank's faces changed 0.2-0.46 under
+    the arm, none alone). A piece beside a point a piece left or came to must change further
+    (`handled_beside`): the moved disc's side and shadow reach into its crop. A disc that moved
+    farther than a touch pushes one (`handled_shift`) was knocked or put right."""
+    before, after, cfg = s.before, s.after, s.cfg
+    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+        return None
+    change = look_change(before.looks, after.looks)
+    moved = s.moved_points
+    read_again = np.array([p not in moved and int(before.classes[p]) != EMPTY
+                           and int(after.classes[p]) == int(before.classes[p]) for p in range(90)])
+    read_again &= np.isfinite(change) & (change > 1e-4)
+    if not read_again.any():
+        return None
+    p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
+    others = change[read_again & (np.arange(90) != p)]
+    beside = any(king_steps(p, q) <= 1 for q in moved)
+    floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
+                cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
+                cfg.handled_standout * float(others.max()) if others.size else 0.0)
+    if (change[p] >= floor and disc_shift(s, p) < cfg.handled_shift
+            and covered_seconds(s.episode, p) >= cfg.handled_covered_s):
+        return p
+    return None
 
 
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
@@ -512,6 +570,26 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return None
 
 
+def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
+    """The piece a hand handled in this episode (handled_piece), when it is another own unmoved
+    piece the mover's fingers came near: the hand turned or pushed it, so it was touched, where no
+    rest was read on it (the fingertips read a point off, or alternating between two points)."""
+    mover = s.mover
+    assert mover is not None
+    m = s.moves[0]
+    q = handled_piece(s)
+    if q is None or q in s.moved_points | beside_displaced_disc(s.cfg, s.before, m.from_sq):
+        return None
+    if q in knocked or q in mem.knocked_reported or q in {k.point for k in mem.pending_faded}:
+        return None
+    if not own_piece(s, mem, mover, q):
+        return None     # the opponent's piece: a knock nobody measured, no touch
+    ep = s.episode
+    if not any(q in contacts(ep, d, mover) for d in dwells(ep, mover, 0.0)):
+        return None     # never under the mover's fingers: something else changed it
+    return Touch([q], None)
+
+
 # ---------------------------------------------------------------- the rules, in order
 def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     """The last mover's hand rests on the piece it just released (or moves it measurably),
@@ -625,6 +703,8 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                     touch = Touch([pt.point] + named[:1], None)
                     from_pending = pt.frames
                     break
+        if touch is None:
+            touch = handled_before_move(s, mem, found.knocked)
         if touch is not None:
             frames = evidence_frames(cfg, s.episode, s.after, touch.points[0])
             if touch.dwell is not None:

@@ -108,6 +108,7 @@ class Tracker:
         self.lost_since: float | None = None
         self.lost_reported = False
         self.just_settled = False       # True right after the frame that settled (recorder pins it)
+        self._looks: np.ndarray | None = None   # the latest frame's looks (vision.looks), kept by each settle
         self.incidents = incident_rules.IncidentTracker(self.cfg.incidents)
         self._settle_cfg = self.cfg.settle()
         self._start_error_said = False
@@ -147,6 +148,7 @@ class Tracker:
     def feed(self, obs: Any) -> list[Event]:
         """Process one Observation (vision.Observation or anything with its fields)."""
         self.just_settled = False
+        self._looks = getattr(obs, "looks", None)
         events: list[Event] = []
         if obs.pose is None:
             return self._lost(obs, events)
@@ -334,7 +336,7 @@ class Tracker:
             observed = np.where(evidence.visible, observed, self.settled.observed)
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
                                provisional=not informative, covered=~evidence.visible, observed=observed,
-                               empty_prob=np.exp(evidence.logp[:, 0]))
+                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks)
         if in_sync:
             # what the reader gets wrong about the accepted position, point by point:
             # the same reading later is no news (a look-alike the reader keeps seeing)
@@ -535,7 +537,7 @@ class Tracker:
         classes = board_classes(start)
         ref_prob = np.exp(evidence.logp[np.arange(90), classes])
         self.settled = Settled(fr.t, fr.frame_index, classes, reading.offsets, evidence.visible, ref_prob,
-                               empty_prob=np.exp(evidence.logp[:, 0]))
+                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks)
         self.window.reset()
         self.just_settled = True
         events.append(TrackingEvent(fr.t, 0, TrackingStatus.STARTED, "start position read from the board",

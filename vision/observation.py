@@ -43,6 +43,10 @@ class Observation:
     probs: np.ndarray = field(default_factory=lambda: np.full((NUM_POINTS, len(CLASSES)), 1.0 / len(CLASSES), dtype=np.float32))
     offset: np.ndarray = field(default_factory=lambda: np.zeros((NUM_POINTS, 2), dtype=np.float32))
     """Disc centre minus point position, in point spacings (x along files, y along ranks)."""
+    looks: np.ndarray | None = None
+    """(90, D) each point's face when the reader last read it (vision.looks; zeros where never
+    read), or None from a reader that does not look: how the tracker tells a piece a hand
+    turned or pushed from one it only covered. Shared between frames, never changed in place."""
 
     def board_string(self) -> str:
         """The most likely class per point as 90 characters (index order)."""

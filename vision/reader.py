@@ -16,6 +16,7 @@ from . import geometry as geo
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
 from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_score
+from .looks import disc_looks
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 
 if TYPE_CHECKING:
@@ -52,6 +53,21 @@ def _rot180_points(a: np.ndarray) -> np.ndarray:
     return a[::-1].copy()
 
 
+LOOK_AGAIN_S = 0.3   # a point read when the board went quiet is looked at again on the quiet frames
+                     # this long after (s): the first quiet frame may still hold the shadow of a hand
+                     # just gone, and the tracker compares the looks of settled boards
+
+
+@dataclass
+class PointReads:
+    """One classifier pass over some points: their class probabilities, the model's offset
+    estimates, and the crops it read (the reader takes each piece's look from them)."""
+
+    probs: np.ndarray        # (N, 15)
+    offsets: np.ndarray      # (N, 2) spacings
+    crops: np.ndarray        # (N, S, S, 3) BGR
+
+
 class _Classify:
     """Lazy wrapper over vision.classifier so the geometry works before/without a model."""
 
@@ -60,12 +76,12 @@ class _Classify:
         # quarter-turn averaging only for the unsure points: same accuracy, ~4x cheaper
         self.model = PieceClassifier(model_path, profile=profile, tta_below=TTA_BELOW)
 
-    def run(self, image_bgr: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, image_bgr: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> PointReads:
         # the model's own crop convention: its size, span and the disc-top plane (on oblique
         # views a disc's face sits well off its point on the board plane)
         crops = self.model.extract(image_bgr, h, points=None if points is None else points.tolist())
         out = self.model.predict_full(crops)
-        return out.probs, out.offsets
+        return PointReads(out.probs, out.offsets, crops)
 
 
 def _pose(h: np.ndarray, confidence: float) -> BoardPose:
@@ -115,7 +131,8 @@ def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray
             if image_bgr.ndim == 3:
                 h = orient(h, red_score(image_bgr, h))
             return h / h[2, 2], fit.support, fit.polarity, fit.score, None, None
-        probs, offsets = classifier.run(image_bgr, h)
+        reads = classifier.run(image_bgr, h)
+        probs, offsets = reads.probs, reads.offsets
         doubt = reading_doubt(probs)
         if doubt is None:
             break
@@ -329,6 +346,11 @@ class BoardReader:
         self.probs = np.full((NUM_POINTS, len(CLASSES)), 1.0 / len(CLASSES), np.float32)
         self.offset = np.zeros((NUM_POINTS, 2), np.float32)
         self.dirty = np.ones(NUM_POINTS, bool)   # points to (re)classify at the next quiet frame
+        # each point's look when last read (vision.looks); replaced, never changed in place, so an
+        # Observation can hand it on without a copy per frame
+        self.looks: np.ndarray | None = None
+        self._look_again = np.zeros(NUM_POINTS, bool)   # points read at the last quiet frame, looked at again ...
+        self._look_again_until = -np.inf                # ... on quiet frames until this frame time
         self._lost_frames = 0
         self._hidden: np.ndarray | None = None
         self.relocks = 0
@@ -365,10 +387,13 @@ class BoardReader:
         self.hands.reset()
         self._hidden = None
         if probs is not None and offsets is not None:
+            assert self._clf is not None, "a board search reads pieces only with a classifier"
             self.probs = probs.astype(np.float32)
             self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, offsets)
+            self.looks = disc_looks(self._clf.model.extract(frame, h))
             self.dirty[:] = False
         else:
+            self.looks = None
             self.dirty[:] = True
 
     def _recheck_doubted(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
@@ -412,6 +437,16 @@ class BoardReader:
         if self.search_share is not None:
             self._next_search_t = t + cost / self.search_share
         return found
+
+    def _take_looks(self, idx: np.ndarray, crops: np.ndarray) -> None:
+        """Each point's look (vision.looks) from its crops; a new array, so that Observations
+        handed out before keep the looks they had."""
+        looks = disc_looks(crops)
+        if self.looks is None or self.looks.shape != (NUM_POINTS, looks.shape[1]):
+            self.looks = np.zeros((NUM_POINTS, looks.shape[1]), np.float32)
+        else:
+            self.looks = self.looks.copy()
+        self.looks[idx] = looks
 
     def _forget_discs(self) -> None:
         """A new lattice: the disc meter's last fits were measured against another one."""
@@ -463,14 +498,22 @@ class BoardReader:
         self.dirty |= hs.hidden | hs.moving
         if hs.quiet and self.dirty.any() and self._clf is not None:
             idx = np.flatnonzero(self.dirty)
-            p, o = self._clf.run(frame_bgr, self.h, idx)
-            self.probs[idx] = p
-            self.offset[idx] = self._disc_offsets(frame_bgr, idx, p, o)
+            reads = self._clf.run(frame_bgr, self.h, idx)
+            self.probs[idx] = reads.probs
+            self.offset[idx] = self._disc_offsets(frame_bgr, idx, reads.probs, reads.offsets)
+            self._take_looks(idx, reads.crops)
+            self._look_again[:] = False
+            self._look_again[idx] = True
+            self._look_again_until = t + LOOK_AGAIN_S
             self.dirty[:] = False
+        elif hs.quiet and self._clf is not None and t <= self._look_again_until:
+            idx = np.flatnonzero(self._look_again)
+            self._take_looks(idx, self._clf.model.extract(frame_bgr, self.h, points=idx.tolist()))
         elif hs.quiet and self._clf is None:
             self.dirty[:] = False
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
-                           occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy())
+                           occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy(),
+                           looks=self.looks)
 
     def anchor(self, frame_bgr: np.ndarray, board: str,
                config: AnchorConfig = AnchorConfig()) -> AnchorResult | None:
