@@ -83,3 +83,39 @@ def test_looks_refuse_what_is_not_a_batch_of_colour_crops():
         disc_looks(np.zeros((CROP, CROP, 3), np.uint8))
     with pytest.raises(ValueError, match="one shape"):
         look_change(np.zeros((90, 8)), np.zeros((90, 9)))
+
+
+def test_the_reader_sees_the_touched_piece_alone_change_its_look_in_a_rendered_clip(tmp_path):
+    # a rendered game whose first move is preceded by a touch of another piece (the renderer
+    # turns and pushes a touched disc a little, as fingers do), written as a video file and read
+    # back by the reader: between the quiet board before the hand and the quiet board after the
+    # move, the touched piece's look changed the most of all unmoved points, clearly
+    import cv2
+
+    import sim
+    from vision.reader import BoardReader
+    spec = sim.ClipSpec(seed=4242, random_plies=1, width=960, height=540, fps=12.0,
+                        incidents=[{"kind": "touch_move_other", "ply": 1}])
+    truth = sim.write_clip(spec, tmp_path)
+    touch = truth.incidents[0]
+    touched = int(touch["points"][0][1]) * 9 + "abcdefghi".index(touch["points"][0][0])
+    move = truth.moves[0]
+    moved = {int(move["iccs"][1]) * 9 + "abcdefghi".index(move["iccs"][0]),
+             int(move["iccs"][3]) * 9 + "abcdefghi".index(move["iccs"][2])}
+    reader = BoardReader()
+    cap = cv2.VideoCapture(str(tmp_path / "clip.mp4"))
+    observations = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        observations.append(reader.process(frame, truth.frames[len(observations)].t, len(observations)))
+    cap.release()
+    before = observations[touch["frames"][0] - 1].looks
+    after = observations[-1].looks
+    assert before is not None and after is not None
+    change = look_change(before, after)
+    read = [p for p in range(90) if p not in moved and np.isfinite(change[p])]   # pieces and empty points
+    ranked = sorted(read, key=lambda p: -change[p])
+    assert ranked[0] == touched
+    assert change[ranked[0]] >= 0.2 and change[ranked[0]] >= 1.4 * change[ranked[1]]
