@@ -570,6 +570,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return None
 
 
+def off_point(s: SettleFacts, p: int) -> bool:
+    """The disc on p lies off its point by half of `between` or more, or reads as half an empty
+    point (a disc between two points is read so): part of it lies in a neighbour's crop."""
+    cfg, after = s.cfg, s.after
+    blurred = after.empty_prob is not None and after.empty_prob[p] >= cfg.between_empty
+    return bool(blurred or np.linalg.norm(after.offsets[p]) >= cfg.between / 2)
+
+
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
     """The piece a hand handled in this episode (handled_piece), when it is another own unmoved
     piece the mover's fingers came near: the hand turned or pushed it, so it was touched, where no
@@ -580,6 +588,8 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     q = handled_piece(s)
     if q is None or q in s.moved_points | beside_displaced_disc(s.cfg, s.before, m.from_sq):
         return None
+    if any(king_steps(q, mv.to_sq) == 1 and off_point(s, mv.to_sq) for mv in s.moves):
+        return None     # a disc just put down off its point beside it reaches into its crop
     if q in knocked or q in mem.knocked_reported or q in {k.point for k in mem.pending_faded}:
         return None
     if not own_piece(s, mem, mover, q):

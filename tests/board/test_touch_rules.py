@@ -426,3 +426,14 @@ def test_a_disc_pushed_farther_than_a_touch_pushes_one_is_no_touch():
     ev = _settle(IncidentTracker(), Position(), "h2e2", ALTERNATING, looks_changed={"g3": 0.9},
                  offsets_after={"g3": (-0.17, 0.0)})
     assert _touches(ev) == []
+
+
+def test_a_piece_beside_a_disc_put_down_off_its_point_is_not_judged_by_its_look():
+    # the cannon put down on e2 lies 0.2 spacings off the point, toward the soldier e3 beside it:
+    # part of the cannon's disc now lies in e3's crop, so e3's changed face says nothing of a hand
+    stretches = [(["h2", "h3"], 0.3), (["f2", "e2", "e3"], 0.4)]
+    ev = _settle(IncidentTracker(), Position(), "h2e2", stretches, looks_changed={"e3": 0.6},
+                 offsets_after={"e2": (0.0, 0.2)})
+    assert _touches(ev) == []
+    ev = _settle(IncidentTracker(), Position(), "h2e2", stretches, looks_changed={"e3": 0.6})
+    assert _touches(ev) == [sorted([_p("e3"), _p("h2")])]
