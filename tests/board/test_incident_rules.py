@@ -297,3 +297,27 @@ def test_after_a_correction_the_point_the_record_had_wrong_is_no_retouch():
     found = Findings()
     retouch(_facts(pos, None, [(["e2"], 0.4)]), incidents.memory, found)
     assert found.events == []
+
+
+def test_a_disc_read_unsurely_is_seen_knocked_only_when_its_face_changed_too():
+    # as on tuning clip 8355 (a horse read 0.47 sure, then 0.34 spacings off): an unsure reading's
+    # offset is a guess, but a face that no longer matches itself (vision.looks) says the disc
+    # really was turned and pushed; here red's soldier g3, beside where the cannon passes
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("g3")] = (0.3, 0.15)
+
+    def facts(face_change: float | None) -> SettleFacts:
+        f = _facts(pos, "h2e2", [(["h2", "g3", "g2"], 0.4)], after_offsets=off)
+        f.before.ref_prob[_p("g3")] = 0.47
+        if face_change is not None:
+            looks = np.eye(90, 91, dtype=np.float32)
+            f.before.looks, f.after.looks = looks, looks.copy()
+            turned = np.eye(1, 91, 90, dtype=np.float32)[0]     # a direction no other look has
+            f.after.looks[_p("g3")] = (1 - face_change) * looks[_p("g3")] + np.sqrt(1 - (1 - face_change) ** 2) * turned
+        return f
+
+    for change, knock in ((None, False), (0.05, False), (1.0, True)):
+        found = Findings()
+        knocked(facts(change), IncidentMemory(), found)
+        assert (found.knocked == {_p("g3")}) is knock, change
