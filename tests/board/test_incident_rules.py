@@ -321,3 +321,24 @@ def test_a_disc_read_unsurely_is_seen_knocked_only_when_its_face_changed_too():
         found = Findings()
         knocked(facts(change), IncidentMemory(), found)
         assert (found.knocked == {_p("g3")}) is knock, change
+
+
+def test_a_disc_measured_off_its_place_with_its_face_unchanged_was_not_knocked():
+    # tuning clip 8356: a cannon measured 0.22 spacings farther off after a hand passed, its face
+    # (vision.looks) read again and unchanged (0.03): measured differently, not moved
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("a3")] = (0.3, 0.0)
+    looks = np.eye(90, 91, dtype=np.float32)
+
+    def knocks(face_change: float) -> set[int]:
+        f = _facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off)
+        f.before.looks, f.after.looks = looks, looks.copy()
+        turned = np.eye(1, 91, 90, dtype=np.float32)[0]
+        f.after.looks[_p("a3")] = (1 - face_change) * looks[_p("a3")] + np.sqrt(1 - (1 - face_change) ** 2) * turned
+        found = Findings()
+        knocked(f, IncidentMemory(), found)
+        return found.knocked
+
+    assert knocks(0.03) == set()
+    assert knocks(0.9) == {_p("a3")}
