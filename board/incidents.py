@@ -572,6 +572,19 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return None
 
 
+def face_kept(s: SettleFacts, p: int) -> bool:
+    """The disc on p was read again at this settle and its face (vision.looks) is as it was: a
+    disc that seems to have moved is measured differently, not moved (a knock turns and pushes a
+    disc: every knock of the tuning clips changed its face 0.74 or more; tuning clip 8356: a
+    cannon 'knocked 0.22 spacings' with its face changed 0.03; 8371: a horse 'left between points'
+    before the first move, 0.004)."""
+    before, after = s.before, s.after
+    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+        return False
+    change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
+    return 1e-4 < change < s.cfg.handled_look
+
+
 def off_point(s: SettleFacts, p: int) -> bool:
     """The disc just put down on p may lie off its point: measured half of `between` off or more,
     or read even a little like an empty point (`handled_beside_empty`: a disc between two points
@@ -673,11 +686,8 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         shift = disc_shift(s, p) if trusted else 0.0
         if shift >= cfg.knock and not farther_off(s, p):
             shift = 0.0   # measured nearer its point than before: re-measured or put right, not knocked off
-        if shift >= cfg.knock and 1e-4 < change[p] < cfg.handled_look:
-            # read again with its face as it was: the disc was measured differently, not moved (a
-            # knock turns and pushes a disc: every knock of the tuning clips changed its face 0.74
-            # or more; tuning clip 8356: a cannon 'knocked 0.22' with its face changed 0.03)
-            shift = 0.0
+        if shift >= cfg.knock and face_kept(s, p):
+            shift = 0.0   # measured differently, not moved
         is_faded = faded(s, p)
         if (shift >= cfg.knock or is_faded) and p not in pending:
             found.knocked.add(p)
@@ -796,10 +806,10 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
         was = float(np.max(np.abs(before.offsets[p] - centre))) if before.visible[p] else 0.0
         if p not in moved and was >= cfg.between:
             continue
-        if p not in moved and before.visible[p] and disc_shift(s, p) < cfg.knock:
-            # an unmoved disc measured a little farther off than last time, across the threshold:
-            # it has not moved, it is measured differently (tuning clip 8333: an elephant nobody
-            # touched 'left between points' at 0.30 spacings)
+        if p not in moved and before.visible[p] and (disc_shift(s, p) < cfg.knock or face_kept(s, p)):
+            # an unmoved disc measured a little farther off than last time, across the threshold,
+            # or farther with its face as it was: it has not moved, it is measured differently
+            # (tuning clip 8333: an elephant nobody touched 'left between points' at 0.30 spacings)
             continue
         if p in mem.knocked_reported or any(e.kind == "knocked" and p in e.points for e in found.events):
             mem.between_reported.add(p)   # a knocked disc off its point is that knock, reported as such

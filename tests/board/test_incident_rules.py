@@ -342,3 +342,23 @@ def test_a_disc_measured_off_its_place_with_its_face_unchanged_was_not_knocked()
 
     assert knocks(0.03) == set()
     assert knocks(0.9) == {_p("a3")}
+
+
+def test_a_disc_nobody_moved_measured_off_its_point_with_its_face_unchanged_is_not_left_between_points():
+    # tuning clip 8371: before the first move, a horse measured 0.2 spacings farther off (0.31
+    # from its point) after a hand passed, its face read again unchanged (0.004)
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("b9")] = (-0.11, 0.31)
+
+    def betweens(with_looks: bool) -> list:
+        f = _facts(pos, None, [(["b9", "c9"], 0.3)], after_offsets=off)
+        if with_looks:
+            looks = np.eye(90, 91, dtype=np.float32)
+            f.before.looks, f.after.looks = looks, 0.999 * looks + 0.0447 * np.eye(90, 91, 1, dtype=np.float32)
+        found = Findings()
+        between_points(f, IncidentMemory(), found)
+        return [e.points for e in found.events]
+
+    assert betweens(with_looks=False) == [[_p("b9")]]
+    assert betweens(with_looks=True) == []
