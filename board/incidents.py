@@ -66,6 +66,7 @@ class IncidentConfig:
     handled_standout: float = 1.4     # ... and changed this many times more than any other piece read again
     handled_covered_s: float = 0.2    # ... and lay under a hand this long (a passing arm covers a piece briefly)
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
+    face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
 
 
@@ -572,17 +573,29 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return None
 
 
-def face_kept(s: SettleFacts, p: int) -> bool:
-    """The disc on p was read again at this settle and its face (vision.looks) is as it was: a
-    disc that seems to have moved is measured differently, not moved (a knock turns and pushes a
-    disc: every knock of the tuning clips changed its face 0.74 or more; tuning clip 8356: a
-    cannon 'knocked 0.22 spacings' with its face changed 0.03; 8371: a horse 'left between points'
-    before the first move, 0.004)."""
+def face_change(s: SettleFacts, p: int) -> float:
+    """How much the face (vision.looks) of the disc on p changed between the settles; NaN where
+    it was not read again at this settle (or the reader does not look)."""
     before, after = s.before, s.after
     if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
-        return False
+        return float("nan")
     change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
-    return 1e-4 < change < s.cfg.handled_look
+    return change if change > 1e-4 else float("nan")
+
+
+def face_unchanged(s: SettleFacts, p: int) -> bool:
+    """The disc on p was read again with a face that differs from before by no more than the
+    camera's noise (`face_same`): nothing turned or pushed it."""
+    return face_change(s, p) < s.cfg.face_same
+
+
+def face_kept(s: SettleFacts, p: int) -> bool:
+    """The disc on p was read again and its face is as it was, short of a touch's change
+    (`handled_look`): a disc that seems to have moved is measured differently, not moved (a
+    knock turns and pushes a disc: every knock of the tuning clips changed its face 0.74 or
+    more; tuning clip 8356: a cannon 'knocked 0.22 spacings' with its face changed 0.03; 8371:
+    a horse 'left between points' before the first move, 0.004)."""
+    return face_change(s, p) < s.cfg.handled_look
 
 
 def off_point(s: SettleFacts, p: int) -> bool:
@@ -627,7 +640,15 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         return
     hit = dwell_on(s.cfg, s.episode, last.side, last.to_sq)
     shifted = disc_shift(s, last.to_sq) >= s.cfg.touch and s.episode.occluded_frames[last.to_sq] > 0
-    if hit is None and not shifted:
+    # its face, alone of all pieces, no longer matches itself after a hand covered it a while
+    # (tuning clip 8379: the elephant g0 turned under the fingers, no rest read, 0.09 spacings)
+    handled = handled_piece(s) == last.to_sq
+    if hit is not None and not shifted and not handled and face_unchanged(s, last.to_sq):
+        # fingertips read resting over it, and the piece read again exactly as it was: the hand
+        # hovered over it (tuning clip 8370: a rest over d9, the chariot's face changed 0.00;
+        # every re-touch of the tuning clips changed the piece's face 0.11 or more)
+        hit = None
+    if hit is None and not shifted and not handled:
         return
     frames = evidence_frames(s.cfg, s.episode, s.after, last.to_sq)
     if hit is not None:

@@ -84,6 +84,47 @@ def test_a_hand_elsewhere_or_a_new_move_is_no_retouch():
     assert found.events == [] and mem.last_move is not None
 
 
+def _with_faces(f: SettleFacts, changed: dict[str, float], read_again: Sequence[str]) -> SettleFacts:
+    """`f` with looks (vision.looks) before and after: the `read_again` points read again, the
+    `changed` ones with their face changed by the given amount, the others by 0.001 (noise)."""
+    looks = np.eye(90, 91, dtype=np.float32)
+    after = looks.copy()
+    turned = np.eye(1, 91, 90, dtype=np.float32)[0]     # a direction no other look has
+    for name in read_again:
+        c = changed.get(name, 0.001)
+        after[_p(name)] = (1 - c) * looks[_p(name)] + np.sqrt(1 - (1 - c) ** 2) * turned
+    f.before.looks, f.after.looks = looks, after
+    return f
+
+
+def test_a_rest_over_the_released_piece_that_left_its_face_exactly_as_it_was_is_no_retouch():
+    # tuning clip 8370: red's fingertips read resting over the chariot it had put on d9, the
+    # chariot read again unchanged (0.00): the hand hovered; every re-touch of the tuning clips
+    # changed the piece's face 0.11 or more
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    for change, events in ((0.001, 0), (0.15, 1)):
+        mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0))
+        found = Findings()
+        retouch(_with_faces(_facts(pos, None, [(["e2"], 0.4)]), {"e2": change}, ["e2", "e3"]), mem, found)
+        assert len(found.events) == events, change
+
+
+def test_a_released_piece_whose_face_alone_changed_under_the_hand_was_touched_again():
+    # tuning clip 8379: the elephant put on g0 turned under red's fingers, no rest read on it
+    # (here the fingertips lead beyond it, on e3 and f3) and its disc 0.09 spacings off, short of
+    # `touch`
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0))
+    found = Findings()
+    hand = [(["e2", "e3", "d3"], 0.12), (["e2", "f3"], 0.12), (["e2", "e3", "d3"], 0.12)]
+    retouch(_with_faces(_facts(pos, None, hand), {}, ["e2", "e3"]), mem, found)
+    assert found.events == []
+    retouch(_with_faces(_facts(pos, None, hand), {"e2": 0.9}, ["e2", "e3"]), mem, found)
+    assert [(e.kind, e.points) for e in found.events] == [("retouch", [_p("e2")])]
+
+
 def test_a_disc_left_between_points_being_put_right_is_no_retouch():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
