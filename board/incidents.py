@@ -1,7 +1,8 @@
 """Incident rules: what an arbiter needs to see, decided at each settle.
 
 The camera cannot see fingers touch a disc, so the evidence is the hand's
-behaviour and the discs' positions. A hand reaching for a piece slows down
+behaviour, the discs' positions and their faces (a touched disc is usually turned
+or pushed a little: its look, vision.looks, no longer matches itself). A hand reaching for a piece slows down
 and rests on it: a *dwell* of its fingertips (the leading point of the hand's
 covered region, see episode.dwells) on one point for ~0.3 s; an arm sweeping
 over the board does not rest, and mere occlusion is never an incident.
@@ -12,10 +13,14 @@ Rules (the side is the player whose hand it was):
 - touch_move_other: the mover rested a hand on another of its own unmoved
   pieces before the dwell that picked up the moved piece (in the same
   stretch, or in a stretch of its own before the move, hand lifted clear).
+  Where no rest is read on it, a piece the mover's fingers covered whose face
+  alone changed was touched (handled_piece).
 - retouch: after a move settled, before the opponent's move, the mover's hand
-  rested on the piece it had released (or moved it measurably).
+  rested on the piece it had released (or moved it measurably, or changed its
+  face alone of all pieces); a rest that left its face exactly as it was hovered.
 - knocked: an unmoved disc moved `knock` spacings or more (relative to the
-  common drift of all discs: a camera re-lock moves them all).
+  common drift of all discs: a camera re-lock moves them all), its face changed
+  where it was read again (one read again unchanged was measured differently).
 - between_points: a disc settled more than `between` spacings off its point.
 - illegal_move: built by the tracker from the physical displacement.
 - repetition: built by the tracker from rules.repetition.adjudicate.
@@ -246,6 +251,41 @@ def handled_piece(s: SettleFacts) -> int | None:
             and covered_seconds(s.episode, p) >= cfg.handled_covered_s):
         return p
     return None
+
+
+def face_change(s: SettleFacts, p: int) -> float:
+    """How much the face (vision.looks) of the disc on p changed between the settles; NaN where
+    it was not read again at this settle (or the reader does not look)."""
+    before, after = s.before, s.after
+    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+        return float("nan")
+    change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
+    return change if change > 1e-4 else float("nan")
+
+
+def face_unchanged(s: SettleFacts, p: int) -> bool:
+    """The disc on p was read again with a face that differs from before by no more than the
+    camera's noise (`face_same`): nothing turned or pushed it."""
+    return face_change(s, p) < s.cfg.face_same
+
+
+def face_kept(s: SettleFacts, p: int) -> bool:
+    """The disc on p was read again and its face is as it was, short of a touch's change
+    (`handled_look`): a disc that seems to have moved is measured differently, not moved (a
+    knock turns and pushes a disc: every knock of the tuning clips changed its face 0.74 or
+    more; tuning clip 8356: a cannon 'knocked 0.22 spacings' with its face changed 0.03; 8371:
+    a horse 'left between points' before the first move, 0.004)."""
+    return face_change(s, p) < s.cfg.handled_look
+
+
+def off_point(s: SettleFacts, p: int) -> bool:
+    """The disc just put down on p may lie off its point: measured half of `between` off or more,
+    or read even a little like an empty point (`handled_beside_empty`: a disc between two points
+    is read so, and its offset is sometimes measured short, tuning clip 8814: 0.45 spacings off,
+    measured 0.09, read 0.25 empty). Part of it may then lie in a neighbour's crop."""
+    cfg, after = s.cfg, s.after
+    unsure = after.empty_prob is not None and after.empty_prob[p] >= cfg.handled_beside_empty
+    return bool(unsure or np.linalg.norm(after.offsets[p]) >= cfg.between / 2)
 
 
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
@@ -573,41 +613,6 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return None
 
 
-def face_change(s: SettleFacts, p: int) -> float:
-    """How much the face (vision.looks) of the disc on p changed between the settles; NaN where
-    it was not read again at this settle (or the reader does not look)."""
-    before, after = s.before, s.after
-    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
-        return float("nan")
-    change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
-    return change if change > 1e-4 else float("nan")
-
-
-def face_unchanged(s: SettleFacts, p: int) -> bool:
-    """The disc on p was read again with a face that differs from before by no more than the
-    camera's noise (`face_same`): nothing turned or pushed it."""
-    return face_change(s, p) < s.cfg.face_same
-
-
-def face_kept(s: SettleFacts, p: int) -> bool:
-    """The disc on p was read again and its face is as it was, short of a touch's change
-    (`handled_look`): a disc that seems to have moved is measured differently, not moved (a
-    knock turns and pushes a disc: every knock of the tuning clips changed its face 0.74 or
-    more; tuning clip 8356: a cannon 'knocked 0.22 spacings' with its face changed 0.03; 8371:
-    a horse 'left between points' before the first move, 0.004)."""
-    return face_change(s, p) < s.cfg.handled_look
-
-
-def off_point(s: SettleFacts, p: int) -> bool:
-    """The disc just put down on p may lie off its point: measured half of `between` off or more,
-    or read even a little like an empty point (`handled_beside_empty`: a disc between two points
-    is read so, and its offset is sometimes measured short, tuning clip 8814: 0.45 spacings off,
-    measured 0.09, read 0.25 empty). Part of it may then lie in a neighbour's crop."""
-    cfg, after = s.cfg, s.after
-    unsure = after.empty_prob is not None and after.empty_prob[p] >= cfg.handled_beside_empty
-    return bool(unsure or np.linalg.norm(after.offsets[p]) >= cfg.between / 2)
-
-
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
     """The piece a hand handled in this episode (handled_piece), when it is another own unmoved
     piece the mover's fingers came near: the hand turned or pushed it, so it was touched, where no
@@ -682,8 +687,6 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     moved = s.moved_points
     mem.knocked_reported -= moved          # a disc moved on from there is no longer that knocked disc
     pending = {k.point for k in mem.pending_faded}
-    change = (look_change(before.looks, after.looks) if before.looks is not None and after.looks is not None
-              and before.looks.shape == after.looks.shape else np.full(90, np.nan))
     for p in range(90):
         c = int(before.classes[p])
         if c == EMPTY or p in moved or int(after.classes[p]) != c:
@@ -703,7 +706,7 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # circle jumps by ~0.2 spacings): only a disc read clearly before can be seen knocked,
         # or one whose face changed as a knock changes it (tuning clip 8355: a horse read 0.47
         # sure, knocked 0.34 spacings off with its face changed 1.05)
-        trusted = before.ref_prob[p] >= cfg.clear_read or bool(change[p] >= cfg.knocked_look)
+        trusted = before.ref_prob[p] >= cfg.clear_read or face_change(s, p) >= cfg.knocked_look
         shift = disc_shift(s, p) if trusted else 0.0
         if shift >= cfg.knock and not farther_off(s, p):
             shift = 0.0   # measured nearer its point than before: re-measured or put right, not knocked off
