@@ -67,8 +67,6 @@ class IncidentConfig:
     handled_over_steady: float = 4.0  # ... and by this many times the median change of the other pieces read again
                                       # (a re-lock or a change of light changes them all alike)
     handled_beside: float = 0.33      # ... and this much beside a point a piece left or came to (its disc, its shadow)
-    handled_beside_put: float = 0.4   # ... and this much beside where a piece was put down (a disc left between
-                                      # points and read on it changed its neighbours' faces up to 0.36)
     handled_shift: float = 0.15       # ... and moved less than this (spacings): farther is a knock, not a touch
     handled_standout: float = 1.4     # ... and changed this many times more than any other piece read again
     handled_covered_s: float = 0.2    # ... and lay under a hand this long (a passing arm covers a piece briefly)
@@ -231,10 +229,7 @@ def handled_piece(s: SettleFacts) -> int | None:
     every crop a little differently, or an arm lying over the pieces of a back rank changes
     several faces alike (tuning clips 8367, 8370: the back rank's faces changed 0.2-0.46 under
     the arm, none alone). A piece beside a point a piece left or came to must change further
-    (`handled_beside`): the moved disc's side and shadow reach into its crop; beside where it was
-    put down further still (`handled_beside_put`): a disc left between points, its offset
-    measured short, lies half in its neighbour's crop (tuning clips 8302, 8304, 8362, 8814:
-    neighbours' faces changed 0.19-0.36 by it). A disc that moved
+    (`handled_beside`): the moved disc's side and shadow reach into its crop. A disc that moved
     farther than a touch pushes one (`handled_shift`) was knocked or put right."""
     before, after, cfg = s.before, s.after, s.cfg
     if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
@@ -249,9 +244,7 @@ def handled_piece(s: SettleFacts) -> int | None:
     p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
     others = change[read_again & (np.arange(90) != p)]
     beside = any(king_steps(p, q) <= 1 for q in moved)
-    beside_put = any(king_steps(p, m.to_sq) <= 1 for m in s.moves)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
-                cfg.handled_beside_put if beside_put else 0.0,
                 cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
                 cfg.handled_standout * float(others.max()) if others.size else 0.0)
     if (change[p] >= floor and disc_shift(s, p) < cfg.handled_shift
