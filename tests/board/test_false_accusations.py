@@ -351,3 +351,41 @@ def test_a_reply_called_out_of_turn_after_an_unseen_move_is_retracted_once_that_
     assert sorted(e.kind for e in raised) == ["illegal_move", "knocked"]
     retracted = [e.target for e in events if e.type == "incident_retracted"]
     assert sorted(r.kind for r in retracted) == ["illegal_move", "knocked"]
+
+
+def knocked_off_then_quick_replies() -> Script:
+    """Red's cannon takes the horse h9 and the hand sweeps black's soldier i6 off the board; the
+    board is quiet for 0.3 s only (short of the wait an unexplained board gets) before black
+    replies, and so on for two more plies (tuning clip 8358 served live, in the spirit)."""
+    s = Script(seed=31).quiet(0.5)
+    start = len(s.frames)
+    s.move("h2h9", knock=("i6", (0.0, 0.0)))
+    gone = idx("i6")
+    s.board[gone] = "."
+    swept = next(i for i in range(start, len(s.frames)) if s.frames[i].hidden[gone])
+    for fr in s.frames[swept:]:           # gone from the moment the hand swept over it
+        fr.board = fr.board[:gone] + "." + fr.board[gone + 1:]
+    s.quiet(0.3)
+    s.move("i9h9").quiet(0.3)
+    s.move("b2e2").quiet(0.3)
+    s.move("b9c7").quiet(1.5)
+    return s
+
+
+# a reader sure of what it sees (the gone soldier reads empty beyond doubt)
+SURE = NoiseProfile(seed=31, conf_low=0.9, conf_high=0.97, flicker=0.0, weak_points=0.0, halo=0.0)
+
+
+def test_moves_found_in_a_short_quiet_moment_are_kept_when_the_hand_comes_back_within_the_wait():
+    s = knocked_off_then_quick_replies()
+    moves, incidents = run(list(observations(s.frames, SURE)))
+    assert [m.iccs for m in moves] == ["h2h9", "i9h9", "b2e2", "b9c7"]
+    assert [(e.kind, e.points) for e in incidents] == [("knocked", [idx("i6")])]
+
+
+def test_without_taking_them_the_plies_pile_up_past_what_the_tracker_searches(monkeypatch):
+    monkeypatch.setattr(Tracker, "_settle_held", lambda self: [])
+    s = knocked_off_then_quick_replies()
+    events = journal(list(observations(s.frames, SURE)))
+    assert [e.iccs for e in events if e.type == "move"] == []
+    assert any(e.type == "tracking" and e.status == "out_of_sync" for e in events)
