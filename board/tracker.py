@@ -174,12 +174,6 @@ class Tracker:
             else:
                 return events
         assert self.episode is not None
-        if self.window.holding and not fr.clean:
-            held = self._settle_held()
-            if held:
-                events.extend(held)
-                self._begin_episode(fr.t, fr.frame_index)
-        assert self.episode is not None
         self.episode.update(fr.t, fr.frame_index, hands, fr.probs, fr.offsets, unsteady)
         self.episode.homography = obs.pose.homography
         self.window.extend(fr)
@@ -283,45 +277,14 @@ class Tracker:
         ex = self._ready(kind, frames, reading)
         if ex is None:
             return []
-        return self._conclude(frames, reading, self._outcome(kind, frames, reading, ex))
-
-    def _outcome(self, kind: SettleKind, frames: list[Frame], reading: SettleReading,
-                 ex: Explanation) -> SettleOutcome | None:
-        """What the settle chain makes of these settled frames (None: nothing explains them)."""
-        assert self.record is not None and self.episode is not None
-        unconfirmed = self.settled is None or (self.settled.provisional and not self.moves)
-        ctx = SettleContext(kind, self.record.position, self.ply, self.ply - self.locked_plies,
-                            unconfirmed and self.ply == 0, reading, ex, self.episode, self._prev_episode,
-                            frames[-1], self._settle_cfg, self.incidents)
-        return explain_settle(ctx)
-
-    def _settle_held(self) -> list[Event]:
-        """The hand came back before an unexplained quiet board's wait was over (window.hold):
-        moves the settle chain finds in those quiet frames are taken now rather than lost. A
-        board left unexplained by a move and a knocked piece was otherwise never settled when
-        the players' hands came back within the wait, and the plies that followed piled up
-        beyond what the tracker searches (tuning clip 8358 served live: out of sync from the
-        third ply to the end). Only moves are taken so: a piece that reads gone with nothing
-        moved may be under a hand the detector missed, which is what the wait is for."""
-        assert self.record is not None
-        frames = self.window.settled_frames(SettleKind.QUIET)
-        wcfg = self.window.cfg
-        if len(frames) < wcfg.min_settle_frames or frames[-1].t - frames[0].t < wcfg.settle_s - 1e-6:
-            return []
-        reading = read_frames(frames, self._misread)
-        ex = explain(self.record.position, reading.evidence, self.cfg.explain)
-        outcome = self._outcome(SettleKind.QUIET, frames, reading, ex)
-        if outcome is None or outcome.correction is not None or outcome.explanation is None \
-                or not outcome.explanation.moves:
-            return []
-        return self._conclude(frames, reading, outcome)
-
-    def _conclude(self, frames: list[Frame], reading: SettleReading, outcome: SettleOutcome | None) -> list[Event]:
-        """Record a settle's outcome and its incidents, and start waiting for the next episode."""
-        assert self.record is not None and self.episode is not None
         last = frames[-1]
         before_pos = self.record.position.copy()
         episode = self.episode
+        unconfirmed = self.settled is None or (self.settled.provisional and not self.moves)
+        ctx = SettleContext(kind, self.record.position, self.ply, self.ply - self.locked_plies,
+                            unconfirmed and self.ply == 0, reading, ex, episode, self._prev_episode, last,
+                            self._settle_cfg, self.incidents)
+        outcome = explain_settle(ctx)
         events = self._apply(outcome, reading, last, episode)
         self._new_reference(reading, last)
         judged = outcome.explanation if outcome is not None else None
