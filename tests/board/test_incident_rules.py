@@ -351,12 +351,7 @@ def test_a_disc_read_unsurely_is_seen_knocked_only_when_its_face_changed_too():
     def facts(face_change: float | None) -> SettleFacts:
         f = _facts(pos, "h2e2", [(["h2", "g3", "g2"], 0.4)], after_offsets=off)
         f.before.ref_prob[_p("g3")] = 0.47
-        if face_change is not None:
-            looks = np.eye(90, 91, dtype=np.float32)
-            f.before.looks, f.after.looks = looks, looks.copy()
-            turned = np.eye(1, 91, 90, dtype=np.float32)[0]     # a direction no other look has
-            f.after.looks[_p("g3")] = (1 - face_change) * looks[_p("g3")] + np.sqrt(1 - (1 - face_change) ** 2) * turned
-        return f
+        return f if face_change is None else _with_faces(f, {"g3": face_change}, ["g3"])
 
     for change, knock in ((None, False), (0.05, False), (1.0, True)):
         found = Findings()
@@ -370,13 +365,9 @@ def test_a_disc_measured_off_its_place_with_its_face_unchanged_was_not_knocked()
     pos = Position()
     off = np.zeros((90, 2))
     off[_p("a3")] = (0.3, 0.0)
-    looks = np.eye(90, 91, dtype=np.float32)
 
     def knocks(face_change: float) -> set[int]:
-        f = _facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off)
-        f.before.looks, f.after.looks = looks, looks.copy()
-        turned = np.eye(1, 91, 90, dtype=np.float32)[0]
-        f.after.looks[_p("a3")] = (1 - face_change) * looks[_p("a3")] + np.sqrt(1 - (1 - face_change) ** 2) * turned
+        f = _with_faces(_facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off), {"a3": face_change}, ["a3"])
         found = Findings()
         knocked(f, IncidentMemory(), found)
         return found.knocked
@@ -395,8 +386,7 @@ def test_a_disc_nobody_moved_measured_off_its_point_with_its_face_unchanged_is_n
     def betweens(with_looks: bool) -> list:
         f = _facts(pos, None, [(["b9", "c9"], 0.3)], after_offsets=off)
         if with_looks:
-            looks = np.eye(90, 91, dtype=np.float32)
-            f.before.looks, f.after.looks = looks, 0.999 * looks + 0.0447 * np.eye(90, 91, 1, dtype=np.float32)
+            f = _with_faces(f, {}, ["b9"])     # read again, its face as it was (noise only)
         found = Findings()
         between_points(f, IncidentMemory(), found)
         return [e.points for e in found.events]
