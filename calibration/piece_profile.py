@@ -440,7 +440,7 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
     """
     from vision import geometry as geo
     from vision.classifier import PieceClassifier
-    from vision.reader import locate_and_read
+    from vision.reader import PointReads, locate_and_read
 
     if len(board) != 90:
         raise ValueError(f"board must be 90 characters in point-index order, got {len(board)}")
@@ -448,9 +448,10 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
     clf = PieceClassifier(model_path, tta=False)
 
     class _Run:  # the reader's classify step, plain (no profile)
-        def run(self, img: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-            out = clf.predict_full(clf.extract(img, h))
-            return out.probs, out.offsets
+        def run(self, img: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> PointReads:
+            crops = clf.extract(img, h)
+            out = clf.predict_full(crops)
+            return PointReads(out.probs, out.offsets, crops)
 
     h, _, _, _, probs, _ = locate_and_read(image_bgr, _Run())
     assert probs is not None

@@ -113,7 +113,7 @@ def reading_doubt(probs: np.ndarray) -> str | None:
 
 def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()
                     ) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
-    """Find, orient and (with a classifier) read a board.
+    """Find, orient and (with a classifier: anything whose run(image, h) gives PointReads) read a board.
 
     `classifier` is a _Classify, None, or a callable making one (so a photo without a board
     fails fast, before the model is loaded). With a classifier, a lattice whose reading is

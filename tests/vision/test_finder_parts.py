@@ -16,7 +16,7 @@ from vision import geometry as geo
 from vision.lines import ridge_response
 from vision.locate import BoardNotFoundError, _comb_candidates, _window_scores, find_lattice, same_lattice
 from vision.observation import CLASSES, NUM_POINTS
-from vision.reader import MAX_PIECES, locate_and_read, reading_doubt
+from vision.reader import MAX_PIECES, PointReads, locate_and_read, reading_doubt
 
 
 # ----------------------------------------------------------------------------- ridge response
@@ -163,7 +163,8 @@ class _StubReader:
     def run(self, image, h, points=None):
         self.seen.append(h)
         board = self.boards[min(len(self.seen), len(self.boards)) - 1]
-        return _probs(board), np.zeros((NUM_POINTS, 2), np.float32)
+        return PointReads(_probs(board), np.zeros((NUM_POINTS, 2), np.float32),
+                          np.zeros((NUM_POINTS, 8, 8, 3), np.uint8))
 
 
 def test_implausible_lattice_is_refused_with_a_reason(vsim):
