@@ -39,10 +39,9 @@ def disc_looks(crops: np.ndarray) -> np.ndarray:
         raise ValueError(f"crops must be (N, S, S, 3) BGR images, got shape {a.shape}")
     size = a.shape[1]
     grey = a.astype(np.float32).mean(axis=3)
-    strokes = np.stack([cv2.GaussianBlur(g, (0, 0), NOISE_BLUR * size) - cv2.GaussianBlur(g, (0, 0), SHADING_BLUR * size)
-                        for g in grey]) if len(grey) else grey
+    strokes = np.stack([cv2.GaussianBlur(g, (0, 0), NOISE_BLUR * size)
+                        - cv2.GaussianBlur(g, (0, 0), SHADING_BLUR * size) for g in grey]) if len(grey) else grey
     face = strokes[:, _face_mask(size)]
     face -= face.mean(axis=1, keepdims=True)
     norm = np.linalg.norm(face, axis=1, keepdims=True)
     return np.where(norm > 1e-3, face / np.maximum(norm, 1e-3), 0.0).astype(np.float32)
-

@@ -76,3 +76,17 @@ def fake_frames(n: int, fps: float = 25.0, shape=(90, 160, 3)):
     img = np.zeros(shape, dtype=np.uint8)
     for i in range(n):
         yield FakeFrame(img, i / fps, i)
+
+
+def changed_looks(before: np.ndarray, changes: dict[int, float], seed: int = 5) -> np.ndarray:
+    """Looks (vision.looks: unit rows) after a settle: each point p in `changes` turned away from
+    its look `before[p]` so that 1 - dot = changes[p] (toward a random direction at right angles
+    to it); every other point as it was."""
+    rng = np.random.default_rng(seed)
+    after = np.array(before, dtype=np.float64)
+    for p, c in changes.items():
+        other = rng.normal(size=after.shape[1])
+        other -= (other @ after[p]) * after[p]
+        other /= np.linalg.norm(other)
+        after[p] = (1 - c) * after[p] + np.sqrt(1 - (1 - c) ** 2) * other
+    return after.astype(np.float32)

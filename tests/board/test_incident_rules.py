@@ -12,6 +12,7 @@ from board.incidents import (RULES, Findings, IncidentConfig, IncidentMemory, In
                              PendingKnock, PendingTouch, SettleFacts, between_points, common_drift,
                              confirm_faded_knocks, knocked, remember_last_move, retouch, touch_move)
 from rules import Move, Position, Side
+from board_helpers import changed_looks
 
 FPS = 25.0
 TOP_DOWN = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.0, 0.0, 1.0]])
@@ -88,12 +89,8 @@ def _with_faces(f: SettleFacts, changed: dict[str, float], read_again: Sequence[
     """`f` with looks (vision.looks) before and after: the `read_again` points read again, the
     `changed` ones with their face changed by the given amount, the others by 0.001 (noise)."""
     looks = np.eye(90, 91, dtype=np.float32)
-    after = looks.copy()
-    turned = np.eye(1, 91, 90, dtype=np.float32)[0]     # a direction no other look has
-    for name in read_again:
-        c = changed.get(name, 0.001)
-        after[_p(name)] = (1 - c) * looks[_p(name)] + np.sqrt(1 - (1 - c) ** 2) * turned
-    f.before.looks, f.after.looks = looks, after
+    f.before.looks = looks
+    f.after.looks = changed_looks(looks, {_p(name): changed.get(name, 0.001) for name in read_again})
     return f
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from board.episode import Episode, Settled
+from board.events import point_name
 from board.explain import Explanation, board_classes
 from board.incidents import IncidentTracker
 from rules import Move, Position
+from board_helpers import changed_looks
 
 FPS = 25.0
 TOP_DOWN = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.0, 0.0, 1.0]])   # camera straight above
@@ -136,18 +138,9 @@ def _looks(ep: Episode, changed: dict[str, float], read_again: float) -> tuple[n
     rng = np.random.default_rng(5)
     before = rng.normal(size=(90, 32))
     before /= np.linalg.norm(before, axis=1, keepdims=True)
-    after = before.copy()
-    for p in np.flatnonzero(ep.occluded_frames > 0):
-        c = changed.get(_name(p), read_again)
-        other = rng.normal(size=32)
-        other -= (other @ before[p]) * before[p]
-        other /= np.linalg.norm(other)
-        after[p] = (1 - c) * before[p] + np.sqrt(1 - (1 - c) ** 2) * other   # unit length, 1 - dot = c
-    return before.astype(np.float32), after.astype(np.float32)
-
-
-def _name(p: int) -> str:
-    return "abcdefghi"[p % 9] + str(p // 9)
+    covered = np.flatnonzero(ep.occluded_frames > 0)
+    after = changed_looks(before, {int(p): changed.get(point_name(p), read_again) for p in covered})
+    return before.astype(np.float32), after
 
 
 def _settle(it: IncidentTracker, position: Position, move: str | None,
