@@ -209,6 +209,23 @@ def _cell_fraction(mask: np.ndarray) -> np.ndarray:
     return mask.reshape(GY, P, GX, P).mean(axis=(1, 3))
 
 
+def _outer_edge_fraction(dep: np.ndarray, depth: int = 2) -> np.ndarray:
+    """(GY, GX) share of each ring cell's outer border (the outermost `depth` pixel rows or
+    columns of the rectified image) that departs from the background; 0 inside the lattice.
+
+    Why: an arm reaching the points comes from beyond the view of the ring, so it crosses the
+    ring's outer border; a disc knocked just beyond the edge, or put aside there, lies inside it."""
+    h, w = dep.shape
+    out = np.zeros((GY, GX), np.float64)
+    sides = [dep[:depth].any(axis=0), dep[h - depth:].any(axis=0)]       # top, bottom rows (per column)
+    ends = [dep[:, :depth].any(axis=1), dep[:, w - depth:].any(axis=1)]  # left, right columns (per row)
+    for row, line in ((0, sides[0]), (GY - 1, sides[1])):
+        out[row] = np.maximum(out[row], line.reshape(GX, P).mean(axis=1))
+    for col, line in ((0, ends[0]), (GX - 1, ends[1])):
+        out[:, col] = np.maximum(out[:, col], line.reshape(GY, P).mean(axis=1))
+    return out
+
+
 def _cells_to_pixels(cells: np.ndarray) -> np.ndarray:
     """(GY, GX) cell grid -> (GY*P, GX*P) pixel grid."""
     return np.repeat(np.repeat(cells, P, axis=0), P, axis=1)
@@ -402,7 +419,8 @@ class HandDetector:
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
                  bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
-                 bare_chroma: float = 0.12, lattice: LatticeConfig | None = None) -> None:
+                 bare_chroma: float = 0.12, arm_edge_frac: float = 0.25,
+                 lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
@@ -416,7 +434,9 @@ class HandDetector:
         often a region held as a faint arm is asked again whether its lattice is still hidden, and
         resting ring cells whether they look like the bare margin beside them (`bare_bright`,
         `bare_chroma`: the largest differences of a cell's mean log-brightness and chroma
-        features from its bare neighbours' for it to be bare margin)."""
+        features from its bare neighbours' for it to be bare margin). `arm_edge_frac`: the share of
+        a ring cell's outer border (where the view of the ring ends) an arm at rest departs on: an
+        arm comes from beyond it, a disc knocked just over the edge lies inside it."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -429,6 +449,7 @@ class HandDetector:
         self.bump_spacings = bump_spacings
         self.held_recheck_s = held_recheck_s
         self.bare_bright, self.bare_chroma = bare_bright, bare_chroma
+        self.arm_edge_frac = arm_edge_frac
         self.lattice = lattice or LatticeConfig()
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
@@ -453,6 +474,7 @@ class HandDetector:
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
+        self._edge = np.zeros((GY, GX), np.float64)   # this frame's outer-border departure per ring cell
         self._t: float | None = None
         self._n = 0
 
@@ -511,11 +533,18 @@ class HandDetector:
         """A hidden region reaching the ring is an arm while its ring cells move, or cover
         `arm_cells` of ring area. One lying still on less is a disc pushed over the edge or a cup
         beside the board, and may settle (tuning clip 8381: the cannon left between points off
-        b9, its disc over the ring cell beyond, kept the board busy for five seconds)."""
+        b9, its disc over the ring cell beyond, kept the board busy for five seconds). So may one
+        that stays inside the ring's outer border, however much of the ring it covers: an arm
+        comes from beyond the view (tuning clip 8368: a disc knocked just over the edge beside the
+        points it left covered a whole cell of ring, and the board never went quiet again)."""
         on_ring = comp & ring
         if (mov & on_ring).any() or not settled[on_ring].all():
             return True
-        return float(frac[on_ring].sum()) >= self.arm_cells
+        return float(frac[on_ring].sum()) >= self.arm_cells and self._crosses_edge(comp)
+
+    def _crosses_edge(self, comp: np.ndarray) -> bool:
+        """The region `comp` (GY, GX) departs on the ring's outer border, as an arm does."""
+        return bool((self._edge[comp] >= self.arm_edge_frac).any())
 
     def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray) -> np.ndarray:
         """Hidden regions that reach over the points from an arm across the board's edge.
@@ -523,7 +552,8 @@ class HandDetector:
         Whatever lies over the points and is joined to something covering the ring (a cell at
         least `arm_frac` covered, `arm_cells` of ring area in all) is a hand, moving or not:
         such a region never settles into the background by time, only by leaving. A piece or
-        a cup put down beside the board covers less of the ring.
+        a cup put down beside the board covers less of the ring, or stays inside its outer
+        border (`_crosses_edge`).
         """
         out = np.zeros_like(hid)
         seeds = hid & ring & (frac >= self.arm_frac) & ~self.unverified
@@ -532,7 +562,8 @@ class HandDetector:
         n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         for k in np.unique(lab[seeds]):
             comp = lab == k
-            if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells:
+            if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells \
+                    and self._crosses_edge(comp):
                 out |= comp
         return out
 
@@ -796,6 +827,7 @@ class HandDetector:
         sigma = self.noise.sigma(level)
         dep = _judge(np.abs(signed), sigma)
         frac = _cell_fraction(dep > 1.0)
+        self._edge = _outer_edge_fraction(dep > 1.0)
         step = np.abs(feat - self.prev)
         mov = _cell_fraction(_judge(step, sigma) > 1.0) > 0.08
         # what holds the board's quiet off: two frames' grain differ by sqrt(2) times one frame's

@@ -265,3 +265,52 @@ def test_a_disc_left_hanging_over_the_edge_settles_while_a_shadow_flickers_beyon
     quiet = [i for i in range(21, len(states)) if states[i].quiet]
     assert quiet and (quiet[0] - 21) / fps <= 1.5, "the board was never quiet with the disc hanging over the edge"
     assert states[-1].quiet and not states[-1].hidden.any()
+
+
+def _knock_over_the_edge(det: vh.HandDetector, fps: float = 15.0) -> list[vh.HandState]:
+    """Discs on b9, c9, d9 and e9; a hand from beyond the top edge moves b9 to c7 and sweeps
+    the other three just over the edge, where they lie inside the ring, joined to the emptied
+    points. The states from the moment the hand has gone."""
+    rng = np.random.default_rng(5)
+    board = _board()
+    row = [(k * P + 2.5 * P, 1.5 * P) for k in range(4)]          # b9, c9, d9, e9
+    c7 = (3.5 * P, 3.5 * P)
+    knocked = [(x + P, 0.8 * P) for x, _ in row[1:]]               # beyond c9, d9, e9
+    arm = Sleeve("top", offset=1.5, width=4.0, depth=4.0)
+
+    def frame(discs: list[tuple[float, float]], box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        img = _frame(board, rng, box)
+        for x, y in discs:
+            cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
+        return img
+
+    n = 0
+    for _ in range(int(fps)):
+        det.update_rectified(frame(row), n / fps)
+        n += 1
+    for k in range(6):
+        det.update_rectified(frame(row, arm.box(shift=-(6 - k) * 0.5)), n / fps)
+        n += 1
+    for k in range(6):
+        det.update_rectified(frame([c7] + knocked, arm.box(shift=-k * 0.7)), n / fps)
+        n += 1
+    out = []
+    for _ in range(int(3 * fps)):
+        out.append(det.update_rectified(frame([c7] + knocked), n / fps))
+        n += 1
+    return out
+
+
+def test_discs_knocked_just_over_the_edge_beside_the_points_they_left_are_no_resting_arm():
+    """Tuning clip 8368: a move swept a disc just over the top edge beside the points it
+    emptied. With its blur it covered a whole cell of the ring and, joined to those points, passed for an
+    arm at rest, so the board never went quiet again and the move was never recorded. An arm
+    comes from beyond the ring's outer border; what lies inside it may settle."""
+    fps = 15.0
+    states = _knock_over_the_edge(vh.HandDetector(), fps)
+    quiet = [i for i, s in enumerate(states) if s.quiet]
+    assert quiet and quiet[0] / fps <= 1.0
+    assert not states[-1].hidden.any()
+    # the same scene read as before this rule (any ring cover an arm): never quiet
+    old = _knock_over_the_edge(vh.HandDetector(arm_edge_frac=0.0), fps)
+    assert not any(s.quiet for s in old)
