@@ -45,6 +45,19 @@ class SettleConfig:
     first_piece_nats: float = 2.0      # a point reads as the first ply's piece over a later ply's by this much (nats)
 
 
+@dataclass(frozen=True)
+class HeldBoard:
+    """An unexplained board the tracker waited on: the points no move explained, and how many
+    plies its best explanation had. A later settle that still leaves exactly those points
+    unexplained, after more moves were made, shows that the board was no passing state."""
+
+    residual: frozenset[int]
+    plies: int
+
+    def outlived_by(self, ex: Explanation) -> bool:
+        return frozenset(ex.residual) == self.residual and len(ex.moves) > self.plies
+
+
 @dataclass
 class SettleContext:
     """Everything the explainers read about one settle."""
@@ -61,6 +74,7 @@ class SettleContext:
     last: Frame                        # the frame that settled
     cfg: SettleConfig
     incidents: IncidentTracker
+    held: HeldBoard | None = None      # the unexplained board waited on before this settle, if any
 
     @property
     def evidence(self) -> Evidence:
@@ -307,9 +321,11 @@ def knocked_off_point(ctx: SettleContext, reference: np.ndarray | None = None) -
     return int(p) if near else None
 
 
-def _knocked_off_event(ctx: SettleContext, p: int) -> Event:
-    """The knocked-off incident for the piece the record has on p. The side is the one whose
-    hand was over the board (by its covered frames), else the side to move."""
+def _knocked_off_event(ctx: SettleContext, p: int, moves: list[Move] | None = None) -> Event:
+    """The knocked-off incident for the piece the record has on p, at the ply of the last of
+    `moves` (the moves made with it). The side is the one whose hand was over the board (by its
+    covered frames), else the side to move. When the board was first seen with the piece gone
+    one ply into the stretch (`ctx.held`), that ply's mover knocked it."""
     pos, ep = ctx.position, ctx.episode
     piece = pos.piece_at(p) or "?"
     hand_ep = ep if ep.covered or ctx.prev_episode is None else ctx.prev_episode
@@ -318,8 +334,11 @@ def _knocked_off_event(ctx: SettleContext, p: int) -> Event:
     side = max(counts, key=lambda s: counts[s]) if any(counts.values()) else to_move
     if counts[Side.RED] == counts[Side.BLACK]:
         side = to_move
+    ply = ctx.ply + len(moves or [])
+    if moves and ctx.held is not None and ctx.held.residual == frozenset([p]) and ctx.held.plies == 1:
+        side, ply = to_move, ctx.ply + 1
     near = any(disc_off_point(ctx.evidence, ctx.offsets, ctx.cfg.incidents, q) for q in (p,) + tuple(neighbours(p)))
-    return ctx.incidents.knocked_off(ctx.last.t, ctx.ply, side, piece, p, near, settle_frames_of(ctx))
+    return ctx.incidents.knocked_off(ctx.last.t, ply, side, piece, p, near, settle_frames_of(ctx))
 
 
 def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
@@ -345,7 +364,7 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     p = knocked_off_point(ctx, ex.board)
     if p is None or p != ex.residual[0] or any(p in (m.from_sq, m.to_sq) for m in ex.moves):
         return None
-    return SettleOutcome("move_and_knocked_off", replace(ex, residual=[]), events=[_knocked_off_event(ctx, p)])
+    return SettleOutcome("move_and_knocked_off", replace(ex, residual=[]), events=[_knocked_off_event(ctx, p, ex.moves)])
 
 
 def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
@@ -368,7 +387,8 @@ def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
         return None
     if knocked_off_point(ctx, one.board) != p:
         return None
-    return SettleOutcome("move_and_knocked_aside", replace(one, residual=[]), events=[_knocked_off_event(ctx, p)])
+    return SettleOutcome("move_and_knocked_aside", replace(one, residual=[]),
+                         events=[_knocked_off_event(ctx, p, one.moves)])
 
 
 def reads_as_first(ctx: SettleContext, one: Explanation, two: Explanation, q: int) -> bool:

@@ -38,7 +38,7 @@ from .explain import (CLASS_LETTERS, ExplainConfig, Explanation, board_classes, 
                       physical_move)
 from . import incidents as incident_rules
 from .record import GameRecord
-from .settle import (SettleConfig, SettleContext, SettleOutcome, capture_under_way, explain_settle,
+from .settle import (HeldBoard, SettleConfig, SettleContext, SettleOutcome, capture_under_way, explain_settle,
                      illegal_reason, off_point_disc_move)
 from .sync import Phase, SettleKind, SyncState
 from .window import Frame, Misread, SettleReading, SettleWindow, WindowConfig, read_frames
@@ -109,6 +109,7 @@ class Tracker:
         self.lost_reported = False
         self.just_settled = False       # True right after the frame that settled (recorder pins it)
         self._looks: np.ndarray | None = None   # the latest frame's looks (vision.looks), kept by each settle
+        self._held: HeldBoard | None = None     # the unexplained board last waited on, until a settle
         self.incidents = incident_rules.IncidentTracker(self.cfg.incidents)
         self._settle_cfg = self.cfg.settle()
         self._start_error_said = False
@@ -244,6 +245,9 @@ class Tracker:
         mid-move); after a long rest also on an unexplained change in view (an illegal move made
         beside the arm). A quiet board that nothing explains waits a moment first (a hand the
         detector missed), longer when a victim is off the board and the capture not yet made.
+        It does not wait again when the same points are still unexplained after later moves:
+        the next hand had cut the wait short, and plies would otherwise pile up past the search
+        (live tuning clip 8358: a piece knocked off, then quick replies).
         """
         assert self.record is not None
         pos, evidence = self.record.position, reading.evidence
@@ -264,9 +268,12 @@ class Tracker:
             return ex
         if off_point_disc_move(pos, reading, self._settle_cfg) is not None:
             return ex   # a disc seen off its point explains it now: no reason to wait
+        if self._held is not None and self._held.outlived_by(ex):
+            return ex
         if not self.window.holding:
-            self.window.hold(self.cfg.capture_wait_s if capture_under_way(pos, evidence, self.cfg.explain)
-                             else self.cfg.unexplained_wait_s)
+            capture = capture_under_way(pos, evidence, self.cfg.explain)
+            self.window.hold(self.cfg.capture_wait_s if capture else self.cfg.unexplained_wait_s)
+            self._held = None if capture else HeldBoard(frozenset(ex.residual), len(ex.moves))
             return None
         return ex
 
@@ -277,13 +284,14 @@ class Tracker:
         ex = self._ready(kind, frames, reading)
         if ex is None:
             return []
+        held, self._held = self._held, None
         last = frames[-1]
         before_pos = self.record.position.copy()
         episode = self.episode
         unconfirmed = self.settled is None or (self.settled.provisional and not self.moves)
         ctx = SettleContext(kind, self.record.position, self.ply, self.ply - self.locked_plies,
                             unconfirmed and self.ply == 0, reading, ex, episode, self._prev_episode, last,
-                            self._settle_cfg, self.incidents)
+                            self._settle_cfg, self.incidents, held)
         outcome = explain_settle(ctx)
         events = self._apply(outcome, reading, last, episode)
         self._new_reference(reading, last)

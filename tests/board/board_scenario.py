@@ -110,7 +110,7 @@ class Script:
     # -- scripted actions
     def move(self, iccs: str, *, touch_first: str | None = None, knock: tuple[str, tuple[float, float]] | None = None,
              place_offset: tuple[float, float] = (0.0, 0.0), seen: bool = True, side: str | None = None,
-             legal: bool = True) -> "Script":
+             legal: bool = True, knock_off: str | None = None) -> "Script":
         side = side or self.turn
         a, b = idx(iccs[:2]), idx(iccs[2:])
         edge = self._edge(a, side)
@@ -135,6 +135,14 @@ class Script:
             self.offsets[kp] += knock[1]
             self._travel(self._xy(kp), self._xy(b), 0.15, side)
             self.incidents.append({"kind": "knocked", "ply": len(self.moves) + 1, "side": side, "points": [knock[0]]})
+        elif knock_off:
+            # the hand sweeps a piece off the board on its way to the destination
+            kp = idx(knock_off)
+            self._travel(self._xy(a), self._xy(kp), 0.15, side)
+            self.board[kp] = "."
+            self.offsets[kp] = 0
+            self._travel(self._xy(kp), self._xy(b), 0.15, side)
+            self.incidents.append({"kind": "knocked", "ply": len(self.moves) + 1, "side": side, "points": [knock_off]})
         else:
             self._travel(self._xy(a), self._xy(b), 0.3, side)
         self.board[b] = piece

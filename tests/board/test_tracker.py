@@ -353,3 +353,23 @@ def test_out_of_sync_after_a_wrong_line_rewinds_to_the_line_the_board_shows():
     probs = np.full((90, 15), 0.002)
     probs[np.arange(90), board_classes(same)] = 1.0 - 14 * 0.002
     assert find_rewind(tr.position, tr.ply, Evidence(log_readings(probs), np.ones(90, bool)), corrector) is None
+
+
+def test_a_piece_knocked_off_during_a_move_and_quick_replies_keep_the_game_in_sync():
+    """Live tuning clip 8358: the board stood quiet only a moment after a move that swept a
+    piece off, each next hand came before an unexplained board is reported, and the moves
+    piled up past the search: the rest of the game went out of sync."""
+    from board_scenario import idx
+    s = Script(seed=31).quiet(0.5)
+    s.move("h2h9", knock_off="i6").quiet(0.3)
+    s.move("i9h9").quiet(0.3)
+    s.move("b2e2").quiet(0.3)
+    s.move("b9c7").quiet(0.3)
+    s.move("h0g2").quiet(1.0)
+    sure = NoiseProfile(seed=31, conf_low=0.9, conf_high=0.97, flicker=0.0, weak_points=0.0, halo=0.0)
+    tr, events = run_tracker(s.frames, sure)
+    assert moves_of(events) == ["h2h9", "i9h9", "b2e2", "b9c7", "h0g2"]
+    knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
+    assert [(e.ply, e.points, e.side) for e in knocked] == [(1, [idx("i6")], "red")]
+    assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
+    assert tr.sync == "in_sync"
