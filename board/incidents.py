@@ -50,7 +50,9 @@ from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 class IncidentConfig:
     touch: float = 0.1         # settled offset change (spacings) that means a covered disc was handled
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
-    between_empty: float = 0.3  # a moved disc read this likely empty at its destination is off the point
+    # a moved disc read this likely empty at its destination is off the point (tuning: discs left
+    # between points read 0.42-0.80 empty; an elephant put down 0.19 off read 0.33, tuning 8312)
+    between_empty: float = 0.38
     faded_empty: float = 0.4   # an unmoved disc now read this likely empty was pushed off its point
     lone_dwell_s: float = 0.16  # ... in a stretch without a move whose fingertips never left one point
     touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch

@@ -74,6 +74,7 @@ class DiscConfig(CheckedSettings):
     agree_cos: float = 0.8           # the fit and the model agree on an offset's direction with at least this cosine
     radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 the demo clip reported an untouched soldier knocked 0.22)
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
+    near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction): the crop confirms it (tuning 8359, 8375: discs left between points fitted 11-13 % off)
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
@@ -285,11 +286,14 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover, cfg.min_coverage)
 
 
-def _right_size(radius: np.ndarray, set_radius: float | None, cfg: DiscConfig) -> np.ndarray:
-    """(N,) bool: rims of the set's disc radius (all, while it is not known yet)."""
+def _right_size(radius: np.ndarray, set_radius: float | None, cfg: DiscConfig,
+                tolerance: float | None = None) -> np.ndarray:
+    """(N,) bool: rims of the set's disc radius within `tolerance` (a fraction; the config's
+    radius_tolerance by default); all, while the radius is not known yet."""
     if set_radius is None:
         return np.ones(len(radius), bool)
-    return np.abs(radius - set_radius) <= cfg.radius_tolerance * set_radius
+    tol = cfg.radius_tolerance if tolerance is None else tolerance
+    return np.abs(radius - set_radius) <= tol * set_radius
 
 
 Classify = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -351,7 +355,11 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     backed = (mk >= cfg.model_share * fn) | ((mk >= cfg.model_level) & (fit.coverage >= cfg.sure_coverage))
     good = fit.found & right_size & ~ek & (fn >= cfg.big_offset) & backed & (cos >= cfg.agree_cos) & (fn >= mk)
     out[k[good]] = fo[good]
-    near = ek & fit.found & right_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
+    # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
+    # its rim may be fitted less exactly (a disc between two points shows part of its rim
+    # against the lattice lines)
+    near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
+    near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     if near.any() and classify is not None:
         sub = np.flatnonzero(near)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
