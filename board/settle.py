@@ -119,13 +119,15 @@ def disc_off_point(evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig,
 
 
 def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
-                          cfg: IncidentConfig) -> Move | None:
+                          cfg: IncidentConfig, offsets_before: np.ndarray | None = None) -> Move | None:
     """The one move of `dests` whose destination is the legal one nearest a disc seen off the
     points (an empty reading whose offset says where the disc lies): within `disc_reach` of it
     and clearly nearer than any other legal destination. None if none or several. A disc half
     way between a legal destination and a point the piece cannot reach is still put down for
     the legal one (tuning clip 8332: a chariot put down 0.47 spacings beside a1, toward b1,
-    was taken for knocked off a0)."""
+    was taken for knocked off a0). A disc seen where it was at the last settle
+    (`offsets_before`) was there before the move: not the moved piece (tuning clip 8348: a
+    circle read off the emptied b7 a move earlier took the cannon's move for b2b7)."""
     if not dests:
         return None
     places = np.array([(m.to_sq % 9, m.to_sq // 9) for m in dests], dtype=np.float64)
@@ -139,6 +141,9 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
             if not disc_off_point(evidence, offsets, cfg, q):
                 continue
             o = offsets[q]
+            if offsets_before is not None and np.abs(offsets_before[q]).max() >= cfg.between * 0.5 \
+                    and float(np.linalg.norm(o - offsets_before[q])) < cfg.same_disc:
+                continue
             disc = np.array([q % 9 + o[0], q // 9 + o[1]])
             dist = np.linalg.norm(places - disc, axis=1)
             order = np.argsort(dist)
@@ -165,11 +170,13 @@ def vanished_moves(position: Position, evidence: Evidence, xcfg: ExplainConfig) 
             and position.piece_at(m.to_sq) is None and evidence.visible[m.to_sq]]
 
 
-def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleConfig) -> Move | None:
+def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleConfig,
+                        offsets_before: np.ndarray | None = None) -> Move | None:
     """The candidate move whose destination is the point nearest a disc the reader sees
-    near, not on, a point (its reading is empty, its offset says where the disc is)."""
+    near, not on, a point (its reading is empty, its offset says where the disc is), and
+    that was not seen there at the last settle (`offsets_before`)."""
     return off_point_destination(vanished_moves(position, reading.evidence, cfg.explain),
-                                 reading.evidence, reading.offsets, cfg.incidents)
+                                 reading.evidence, reading.offsets, cfg.incidents, offsets_before)
 
 
 def capture_under_way(position: Position, evidence: Evidence, xcfg: ExplainConfig) -> bool:
@@ -245,7 +252,7 @@ def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
         return None   # a piece is read there (perhaps misread as another kind): it was put down there
     dests = [d for d in pos.legal_moves() if d.from_sq == m.from_sq
              and pos.piece_at(d.to_sq) is None and ev.visible[d.to_sq]]
-    alt = off_point_destination(dests, ev, ctx.offsets, ctx.cfg.incidents)
+    alt = off_point_destination(dests, ev, ctx.offsets, ctx.cfg.incidents, ctx.episode.before.offsets)
     if alt is None or alt == m:
         return None
     return SettleOutcome("off_point_destination_move", put_down_off_point(pos, alt, ev), between=alt)
@@ -281,7 +288,7 @@ def vanished_piece(ctx: SettleContext) -> SettleOutcome | None:
     dests = vanished_moves(pos, ev, ctx.cfg.explain)
     if not dests:
         return None
-    choice = off_point_disc_move(pos, ctx.reading, ctx.cfg)
+    choice = off_point_disc_move(pos, ctx.reading, ctx.cfg, ctx.episode.before.offsets)
     if choice is None:
         side = Side.from_fen(pos.turn)
         rests = dwells(ctx.episode, side, ctx.cfg.incidents.dwell_s)

@@ -266,7 +266,8 @@ class Tracker:
         first_look = self.settled is None and self.ply == 0
         if ex.explains or first_look:
             return ex
-        if off_point_disc_move(pos, reading, self._settle_cfg) is not None:
+        before = self.settled.offsets if self.settled is not None else None
+        if off_point_disc_move(pos, reading, self._settle_cfg, before) is not None:
             return ex   # a disc seen off its point explains it now: no reason to wait
         if self._held is not None and self._held.outlived_by(ex):
             return ex

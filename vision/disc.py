@@ -74,8 +74,9 @@ class DiscConfig(CheckedSettings):
     agree_cos: float = 0.8           # the fit and the model agree on an offset's direction with at least this cosine
     radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 the demo clip reported an untouched soldier knocked 0.22)
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
-    near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction): the crop confirms it (tuning 8359, 8375: discs left between points fitted 11-13 % off)
+    near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (tuning 8359, 8375: discs left between points fitted 11-13 % off)
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
+    sure_confirm_empty_max: float = 0.05  # ... surely below this (a rim off the set's size: tuning 8348, 8352 read 0.26-0.4 on wrong circles, 8359 and 8375's discs 0.00)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
 
@@ -357,13 +358,14 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     out[k[good]] = fo[good]
     # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
     # its rim may be fitted less exactly (a disc between two points shows part of its rim
-    # against the lattice lines)
+    # against the lattice lines) when that crop is surely a piece
     near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
     near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     if near.any() and classify is not None:
         sub = np.flatnonzero(near)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
-        seen = p[:, 0] < cfg.confirm_empty_max
+        bar = np.where(right_size[sub], cfg.confirm_empty_max, cfg.sure_confirm_empty_max)
+        seen = p[:, 0] < bar
         out[k[sub[seen]]] = fo[sub[seen]]
     return out
 

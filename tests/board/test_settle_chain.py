@@ -41,9 +41,11 @@ def _after(position: Position, *iccs: str) -> np.ndarray:
 
 
 def _ctx(record: GameRecord, reading: SettleReading, covered: Sequence[str] = (),
-         kind: SettleKind = SettleKind.QUIET, unconfirmed_start: bool = False) -> SettleContext:
+         kind: SettleKind = SettleKind.QUIET, unconfirmed_start: bool = False,
+         offsets_before: np.ndarray | None = None) -> SettleContext:
     pos = record.position
-    before = Settled(0.0, 0, board_classes(pos), np.zeros((90, 2)), np.ones(90, bool), np.ones(90))
+    before = Settled(0.0, 0, board_classes(pos), np.zeros((90, 2)) if offsets_before is None else offsets_before,
+                     np.ones(90, bool), np.ones(90))
     ep = Episode(0.04, 1, before)
     occ = np.zeros(90, bool)
     occ[[_p(n) for n in covered]] = True
@@ -93,6 +95,22 @@ def test_a_piece_put_down_between_points_beside_the_read_destination_is_moved_th
     out = off_point_destination_move(ctx) or vanished_piece(ctx)
     assert out is not None and out.between == Move.from_iccs("h2e2")
     assert [m.iccs() for m in out.explanation.moves] == ["h2e2"]
+
+
+def test_a_disc_seen_off_a_point_before_the_move_is_not_where_the_moved_piece_went():
+    # tuning clip 8348: a circle read off the emptied b7 after black's move was still there when
+    # red's cannon went to h2 and read half empty there: not 'b2b7, put down between points'
+    rec = GameRecord.starting(Position())
+    board = _after(rec.position, "h2e2")
+    board[_p("e2")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("f2")] = (-0.7, 0.0)
+    assert vanished_piece(_ctx(rec, _reading(board, offsets))) is not None
+    stale = _ctx(rec, _reading(board, offsets), offsets_before=offsets + 0.03)
+    assert off_point_destination_move(stale) is None and vanished_piece(stale) is None
+    moved_on = offsets.copy()
+    moved_on[_p("f2")] = (-0.4, 0.3)      # a disc seen there before, but not this one
+    assert vanished_piece(_ctx(rec, _reading(board, offsets), offsets_before=moved_on)) is not None
 
 
 def test_a_disc_half_way_to_a_point_the_piece_cannot_reach_is_put_down_for_the_legal_one():
