@@ -250,6 +250,10 @@ def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
     ev, pos = ctx.evidence, ctx.position
     if ev.observed()[m.to_sq] != 0:
         return None   # a piece is read there (perhaps misread as another kind): it was put down there
+    if pos.piece_at(m.to_sq) is not None:
+        # a capture: its victim is gone from that point, which no move to another point explains
+        # (live tuning clip 8326: the capturing cannon read unsurely on b0, a circle near c7)
+        return None
     dests = [d for d in pos.legal_moves() if d.from_sq == m.from_sq
              and pos.piece_at(d.to_sq) is None and ev.visible[d.to_sq]]
     alt = off_point_destination(dests, ev, ctx.offsets, ctx.cfg.incidents, ctx.episode.before.offsets)

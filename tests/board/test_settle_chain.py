@@ -97,6 +97,21 @@ def test_a_piece_put_down_between_points_beside_the_read_destination_is_moved_th
     assert [m.iccs() for m in out.explanation.moves] == ["h2e2"]
 
 
+def test_a_capture_read_unsurely_on_its_point_is_not_moved_beside_a_disc_seen_elsewhere():
+    # live tuning clip 8326: the cannon that took on b0 read unsurely there (empty the likeliest
+    # class at 0.21) while a circle was seen off c7: the victim is gone, so the capture was made
+    rec = GameRecord.starting(Position())
+    board = _after(rec.position, "b2b9")
+    board[_p("b9")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("b6")] = (0.0, 0.45)     # a disc seen off b6, another legal destination of the cannon
+    ctx = _ctx(rec, _reading(board, offsets))
+    assert [m.iccs() for m in ctx.explanation.moves] == ["b2b9"]
+    assert off_point_destination_move(ctx) is None
+    out = explain_settle(ctx)
+    assert out is not None and [m.iccs() for m in out.explanation.moves] == ["b2b9"]
+
+
 def test_a_disc_seen_off_a_point_before_the_move_is_not_where_the_moved_piece_went():
     # tuning clip 8348: a circle read off the emptied b7 after black's move was still there when
     # red's cannon went to h2 and read half empty there: not 'b2b7, put down between points'
