@@ -76,6 +76,7 @@ class DiscConfig(CheckedSettings):
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
     near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (tuning 8359, 8375: discs left between points fitted 11-13 % off)
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
+    off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: its rim's crop is asked
     sure_confirm_empty_max: float = 0.05  # ... surely below this (a rim off the set's size: tuning 8348, 8352 read 0.26-0.4 on wrong circles, 8359 and 8375's discs 0.00)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
@@ -333,7 +334,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     empty = probs[:, 0] >= cfg.empty_prob
     model = out.copy()
     mn = np.linalg.norm(model, axis=1)
-    need = np.ones(len(idx), bool) if fit_all else (empty | (mn >= cfg.model_share * cfg.big_offset))
+    unsure = ~empty & (probs[:, 0] >= cfg.off_crop_empty)
+    need = np.ones(len(idx), bool) if fit_all else (empty | unsure | (mn >= cfg.model_share * cfg.big_offset))
     if fit_also is not None:
         need |= np.asarray(fit_also, dtype=bool).reshape(-1)
     out[empty] = 0.0
@@ -356,6 +358,16 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     backed = (mk >= cfg.model_share * fn) | ((mk >= cfg.model_level) & (fit.coverage >= cfg.sure_coverage))
     good = fit.found & right_size & ~ek & (fn >= cfg.big_offset) & backed & (cos >= cfg.agree_cos) & (fn >= mk)
     out[k[good]] = fo[good]
+    # a piece read unsurely on its own point (its crop holds part of the disc) whose clear rim lies
+    # off it the way the model's short estimate points: the crop centred on the rim tells. Only the
+    # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
+    # said 0.09, its point read 0.27 empty and the rim's crop 0.00)
+    shy = unsure[k] & fit.found & right_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.agree_cos) & (fn >= mk)
+    if shy.any() and classify is not None:
+        sub = np.flatnonzero(shy)
+        p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
+        seen = p[:, 0] < cfg.sure_confirm_empty_max
+        out[k[sub[seen]]] = fo[sub[seen]]
     # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
     # its rim may be fitted less exactly (a disc between two points shows part of its rim
     # against the lattice lines) when that crop is surely a piece

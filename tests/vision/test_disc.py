@@ -132,6 +132,26 @@ def test_a_disc_beside_an_empty_point_is_reported_though_its_rim_fits_a_little_o
     assert np.linalg.norm(right[0] - truth.offsets[a8]) <= 0.1
 
 
+def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_its_crop_reads_it_surely():
+    """Tuning clip 8814: an advisor put down 0.45 spacings off its point; the model said 0.09
+    (too short to back the rim), the point read 0.27 empty. The crop centred on the rim read the
+    piece surely: the rim is the disc, measured full size. A point read surely keeps the model's
+    offset, and so does one whose rim's crop is no surer."""
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    unsure = np.zeros((1, 15), np.float32)
+    unsure[0, 0], unsure[0, 12] = 0.27, 0.73
+    model = np.array([[0.0, -0.09]], np.float32)
+    sure_piece = np.zeros((1, 15), np.float32)
+    sure_piece[0, 12] = 1.0
+    seen = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
+    sure = sure_piece.copy()
+    assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure_piece), model)
+
+
 def test_bad_arguments_are_refused():
     img, truth = displaced_still(11, "wood", 5)
     with pytest.raises(ValueError, match="search"):
