@@ -76,8 +76,8 @@ class DiscConfig(CheckedSettings):
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
     near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (tuning 8359, 8375: discs left between points fitted 11-13 % off)
     confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
-    off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: its rim's crop is asked
-    sure_confirm_empty_max: float = 0.05  # ... surely below this (a rim off the set's size: tuning 8348, 8352 read 0.26-0.4 on wrong circles, 8359 and 8375's discs 0.00)
+    sure_confirm_empty_max: float = 0.05  # ... and surely below this for a rim off the set's size (tuning 8348, 8352: wrong circles read 0.26-0.4; 8359 and 8375's discs 0.00)
+    off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: the crop on its rim must read it surely (above)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
 
@@ -316,7 +316,9 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     points: half a disc on each crop reads empty), when `classify(image, H, points,
     offsets) -> probs` confirms a piece on the crop centred on that disc; otherwise (0, 0).
     So a nonzero offset on an empty reading means "a disc is there, off the point", which
-    the tracker uses to explain the move at once.
+    the tracker uses to explain the move at once. A piece read unsurely on its point whose
+    clear rim lies off it where the model's (too short) offset points gets the rim's centre when
+    the crop centred there reads the piece surely.
     `radii`: the disc radii to look for; `fit_out`: a list that receives the DiscFit (of
     the points fitted); `set_radius`: the piece set's disc radius when known (DiscMeter): a
     fit whose rim is not that size found something else (a shadow, a ring, a circle the
