@@ -432,6 +432,18 @@ class Touch:
     dwell: Dwell | None
 
 
+def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
+    """The rest was read on one piece right beside the moved piece's point or its destination,
+    and that piece's face, read again, is exactly as it was (`face_unchanged`): the fingertips
+    were on the moved piece, placed a point off by the hand detector (tuning clip 8381: 'touched
+    c3' while picking up b2, its face changed 0.02). True touches read on one piece with so
+    little change lay two points or more from the move (tuning 8366, 8374)."""
+    if len(touch.points) != 1 or not s.moves:
+        return False
+    p, m = touch.points[0], s.moves[0]
+    return min(king_steps(p, m.from_sq), king_steps(p, m.to_sq)) <= 1 and face_unchanged(s, p)
+
+
 def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
     """The mover's rest on another own unmoved piece before the dwell that picked up the moved one."""
     ep, before, moves = s.episode, s.before, s.moves
@@ -749,6 +761,8 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         m = s.moves[0]
         moved = s.moved_points
         touch = touched_before_move(s, mem, found.knocked)
+        if touch is not None and rest_a_point_off(s, touch):
+            touch = None
         from_pending: dict[str, int] | None = None
         if touch is None:
             # the touch may have been its own hands-over-board stretch, the hand

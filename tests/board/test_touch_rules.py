@@ -439,3 +439,16 @@ def test_a_piece_beside_a_disc_put_down_off_its_point_is_not_judged_by_its_look(
     assert _touches(ev) == []
     ev = _settle(IncidentTracker(), Position(), "h2e2", stretches, looks_changed={"e3": 0.6})
     assert _touches(ev) == [sorted([_p("e3"), _p("h2")])]
+
+
+def test_a_rest_read_beside_the_moved_piece_on_a_face_left_as_it_was_is_the_pick_up_read_a_point_off():
+    # tuning clip 8381: red's fingertips read on c3 while picking up the cannon b2, c3's face read
+    # again exactly as it was (0.02): the fingers were on b2. Touched, it turns or moves a little.
+    grab = [(["h0"], 0.4), (["g0", "h0", "f0"], 0.12), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)]
+    assert _touches(_settle(IncidentTracker(), Position(), "g0e2", grab, looks_changed={})) == []
+    touched = _settle(IncidentTracker(), Position(), "g0e2", grab, looks_changed={"h0": 0.15})
+    assert _touches(touched) == [sorted([_p("h0"), _p("g0")])]
+    # two points from the move, a rest is a touch however little the face changed (tuning 8366)
+    farther = [(["i0"], 0.4), (["g0", "h0", "f0"], 0.12), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)]
+    assert _touches(_settle(IncidentTracker(), Position(), "g0e2", farther, looks_changed={})) == \
+        [sorted([_p("i0"), _p("g0")])]
