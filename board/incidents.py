@@ -14,7 +14,9 @@ Rules (the side is the player whose hand it was):
   pieces before the dwell that picked up the moved piece (in the same
   stretch, or in a stretch of its own before the move, hand lifted clear).
   Where no rest is read on it, a piece the mover's fingers covered whose face
-  alone changed was touched (handled_piece).
+  alone changed was touched (handled_piece). A rest read on one piece right
+  beside the move whose face is exactly as it was is the pick-up read a point
+  off (rest_a_point_off).
 - retouch: after a move settled, before the opponent's move, the mover's hand
   rested on the piece it had released (or moved it measurably, or changed its
   face alone of all pieces); a rest that left its face exactly as it was hovered.
