@@ -14,7 +14,8 @@ arm reaches (no clearly covered or moving ring cell joins it) is a piece put dow
 it is absorbed into the background as soon as it has stayed still for `clear_absorb_s` (a couple
 of frames). Regions an arm reaches settle only after `absorb_s` and while nothing moves near them;
 a region over the points joined to an arm across the ring (`_resting_arms`: at least `arm_cells`
-of ring covered, more than a disc or cup put aside) never settles by time at all, however long
+of ring covered, more than a disc or cup put aside, and reaching the ring's outer border, where an
+arm comes in from beyond the view) never settles by time at all, however long
 it rests: fingers resting on a piece while the player thinks are what touch-move is about.
 Where the arm departs only faintly on the ring (a sleeve the colour of the table), a large region
 reaching the ring that hides the printed lattice on several points is held as a hand too
