@@ -111,11 +111,15 @@ def _no_change(position: Position) -> Explanation:
 
 
 # ---------------------------------------------------------------- shared helpers
+def off_by(offset: np.ndarray, cfg: IncidentConfig) -> bool:
+    """An offset reported on an empty point that says a disc lies by it, off it."""
+    return bool(np.abs(offset).max() >= cfg.between * 0.5)
+
+
 def disc_off_point(evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig, q: int) -> bool:
     """Point q reads empty and the reader sees a disc off it, by it (vision.disc confirms such
     a disc is a piece before it reports its offset on an empty point)."""
-    return bool(evidence.visible[q] and evidence.observed()[q] == 0
-                and np.abs(offsets[q]).max() >= cfg.between * 0.5)
+    return bool(evidence.visible[q] and evidence.observed()[q] == 0 and off_by(offsets[q], cfg))
 
 
 def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
@@ -141,7 +145,7 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
             if not disc_off_point(evidence, offsets, cfg, q):
                 continue
             o = offsets[q]
-            if offsets_before is not None and np.abs(offsets_before[q]).max() >= cfg.between * 0.5 \
+            if offsets_before is not None and off_by(offsets_before[q], cfg) \
                     and float(np.linalg.norm(o - offsets_before[q])) < cfg.same_disc:
                 continue
             disc = np.array([q % 9 + o[0], q // 9 + o[1]])

@@ -365,20 +365,17 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
     # said 0.09, its point read 0.27 empty and the rim's crop 0.00)
     shy = unsure[k] & fit.found & right_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.agree_cos) & (fn >= mk)
-    if shy.any() and classify is not None:
-        sub = np.flatnonzero(shy)
-        p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
-        seen = p[:, 0] < cfg.sure_confirm_empty_max
-        out[k[sub[seen]]] = fo[sub[seen]]
     # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
     # its rim may be fitted less exactly (a disc between two points shows part of its rim
     # against the lattice lines) when that crop is surely a piece
     near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
     near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
-    if near.any() and classify is not None:
-        sub = np.flatnonzero(near)
+    ask = shy | near       # disjoint: pieces read unsurely, and empty points
+    if ask.any() and classify is not None:
+        sub = np.flatnonzero(ask)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
-        bar = np.where(right_size[sub], cfg.confirm_empty_max, cfg.sure_confirm_empty_max)
+        # only a right-size rim beside an empty point passes on the plain confirmation
+        bar = np.where(near[sub] & right_size[sub], cfg.confirm_empty_max, cfg.sure_confirm_empty_max)
         seen = p[:, 0] < bar
         out[k[sub[seen]]] = fo[sub[seen]]
     return out

@@ -129,20 +129,21 @@ class Script:
         self.board[a] = "."
         self.offsets[a] = 0
         self._stay(self._xy(a), 0.25, side)
-        if knock:
-            kp = idx(knock[0])
+        if knock or knock_off:
+            # the hand pushes a piece aside (knock) or sweeps it off the board (knock_off) on its
+            # way to the destination
+            name = knock[0] if knock else knock_off
+            assert name is not None
+            kp = idx(name)
             self._travel(self._xy(a), self._xy(kp), 0.15, side)
-            self.offsets[kp] += knock[1]
+            if knock:
+                self.offsets[kp] += knock[1]
+            else:
+                self.board[kp] = "."
+                self.offsets[kp] = 0
             self._travel(self._xy(kp), self._xy(b), 0.15, side)
-            self.incidents.append({"kind": "knocked", "ply": len(self.moves) + 1, "side": side, "points": [knock[0]]})
-        elif knock_off:
-            # the hand sweeps a piece off the board on its way to the destination
-            kp = idx(knock_off)
-            self._travel(self._xy(a), self._xy(kp), 0.15, side)
-            self.board[kp] = "."
-            self.offsets[kp] = 0
-            self._travel(self._xy(kp), self._xy(b), 0.15, side)
-            self.incidents.append({"kind": "knocked", "ply": len(self.moves) + 1, "side": side, "points": [knock_off]})
+            self.incidents.append({"kind": "knocked", "ply": len(self.moves) + 1, "side": side,
+                                   "points": [name]})
         else:
             self._travel(self._xy(a), self._xy(b), 0.3, side)
         self.board[b] = piece
