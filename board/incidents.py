@@ -36,6 +36,7 @@ Pure logic, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -115,6 +116,7 @@ class PendingTouch:
     point: int
     frames: dict[str, int]
     also: tuple[int, ...] = ()   # another own piece the fingertips may have been on (a broad hand)
+    face_change: float = float("nan")   # how much the piece's face changed at that stretch's settle
 
 
 @dataclass
@@ -138,9 +140,10 @@ class IncidentMemory:
     pending_faded: list[PendingKnock] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SettleFacts:
-    """One settled episode as the rules see it."""
+    """One settled episode as the rules see it (frozen: what is worked out from it once, such as
+    `handled`, stays true)."""
 
     cfg: IncidentConfig
     episode: Episode
@@ -166,6 +169,12 @@ class SettleFacts:
         for m in self.moves:
             pts |= {m.from_sq, m.to_sq}
         return pts
+
+    @cached_property
+    def handled(self) -> int | None:
+        """handled_piece of this settle, worked out once: the touch and re-touch rules both ask
+        for it, and it compares every piece's face (a settle's facts do not change once made)."""
+        return _find_handled_piece(self)
 
 
 @dataclass
@@ -226,6 +235,12 @@ def covered_seconds(ep: Episode, p: int) -> float:
 
 
 def handled_piece(s: SettleFacts) -> int | None:
+    """The one unmoved piece a hand covered a while whose face no longer matches itself, or None
+    (worked out once per settle: `SettleFacts.handled`, `_find_handled_piece`)."""
+    return s.handled
+
+
+def _find_handled_piece(s: SettleFacts) -> int | None:
     """The one unmoved piece a hand covered a while in this episode whose face no longer matches
     itself (turned or pushed a little: vision.looks), or None.
 
@@ -442,8 +457,13 @@ def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     little change lay two points or more from the move (tuning 8366, 8374)."""
     if len(touch.points) != 1 or not s.moves:
         return False
-    p, m = touch.points[0], s.moves[0]
-    return min(king_steps(p, m.from_sq), king_steps(p, m.to_sq)) <= 1 and face_unchanged(s, p)
+    return _beside_move_unchanged(s.cfg, touch.points[0], s.moves[0], face_change(s, touch.points[0]))
+
+
+def _beside_move_unchanged(cfg: IncidentConfig, p: int, m: Move, change: float) -> bool:
+    """A rest read on the piece at p, right beside move m's from or to point, whose face changed
+    by no more than the camera's noise (`face_same`; NaN: not read again, no evidence)."""
+    return min(king_steps(p, m.from_sq), king_steps(p, m.to_sq)) <= 1 and change < cfg.face_same
 
 
 def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
@@ -777,6 +797,10 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             for pt in mem.pending_touches:
                 if pt.side == mover and other_own(pt.point):
                     named = [q for q in pt.also if other_own(q)]
+                    if not named and _beside_move_unchanged(cfg, pt.point, m, pt.face_change):
+                        # the same reading as rest_a_point_off, with the face read when that
+                        # stretch settled: the fingers were on the piece moved now, a point off
+                        continue
                     touch = Touch([pt.point] + named[:1], None)
                     from_pending = pt.frames
                     break
@@ -811,7 +835,8 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                     also = tuple(q for q in tips(ep, d, side) if q != c and own_piece(s, mem, side, q))[:1]
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
-                                               "during": (d.frame_start + d.frame_end) // 2}, also))
+                                               "during": (d.frame_start + d.frame_end) // 2}, also,
+                                     face_change(s, c)))
                     break
 
 

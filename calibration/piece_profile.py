@@ -453,8 +453,9 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
             out = clf.predict_full(crops)
             return PointReads(out.probs, out.offsets, crops)
 
-    h, _, _, _, probs, _ = locate_and_read(image_bgr, _Run())
-    assert probs is not None
+    found = locate_and_read(image_bgr, _Run())
+    assert found.reads is not None
+    h, probs = found.homography, found.reads.probs
     logp = np.log(np.clip(probs, 1e-6, 1.0))
     n = np.arange(len(ids))
     turned = bool(logp[::-1][n, ids].sum() > logp[n, ids].sum())

@@ -475,7 +475,6 @@ class HandDetector:
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
-        self._edge = np.zeros((GY, GX), np.float64)   # this frame's outer-border departure per ring cell
         self._t: float | None = None
         self._n = 0
 
@@ -530,7 +529,7 @@ class HandDetector:
         return out
 
     def _arm_like(self, comp: np.ndarray, ring: np.ndarray, frac: np.ndarray, mov: np.ndarray,
-                  settled: np.ndarray) -> bool:
+                  settled: np.ndarray, edge: np.ndarray) -> bool:
         """A hidden region reaching the ring is an arm while its ring cells move, or cover
         `arm_cells` of ring area. One lying still on less is a disc pushed over the edge or a cup
         beside the board, and may settle (tuning clip 8381: the cannon left between points off
@@ -541,13 +540,14 @@ class HandDetector:
         on_ring = comp & ring
         if (mov & on_ring).any() or not settled[on_ring].all():
             return True
-        return float(frac[on_ring].sum()) >= self.arm_cells and self._crosses_edge(comp)
+        return float(frac[on_ring].sum()) >= self.arm_cells and self._crosses_edge(comp, edge)
 
-    def _crosses_edge(self, comp: np.ndarray) -> bool:
-        """The region `comp` (GY, GX) departs on the ring's outer border, as an arm does."""
-        return bool((self._edge[comp] >= self.arm_edge_frac).any())
+    def _crosses_edge(self, comp: np.ndarray, edge: np.ndarray) -> bool:
+        """The region `comp` (GY, GX) departs on the ring's outer border, as an arm does (`edge`:
+        this frame's share of each ring cell's outer border that departs, `_outer_edge_fraction`)."""
+        return bool((edge[comp] >= self.arm_edge_frac).any())
 
-    def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray, edge: np.ndarray) -> np.ndarray:
         """Hidden regions that reach over the points from an arm across the board's edge.
 
         Whatever lies over the points and is joined to something covering the ring (a cell at
@@ -564,7 +564,7 @@ class HandDetector:
         for k in np.unique(lab[seeds]):
             comp = lab == k
             if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells \
-                    and self._crosses_edge(comp):
+                    and self._crosses_edge(comp, edge):
                 out |= comp
         return out
 
@@ -619,7 +619,7 @@ class HandDetector:
         return out | keep
 
     def _reveal(self, hid: np.ndarray, feat: np.ndarray, frac: np.ndarray, forced: np.ndarray,
-                seen_cells: np.ndarray, ring: np.ndarray) -> np.ndarray:
+                seen_cells: np.ndarray, ring: np.ndarray, edge: np.ndarray) -> np.ndarray:
         """Take as background the cells learnt under a start-up hand that now show the board.
 
         When that hand moves or leaves, the board it covered departs from the background it
@@ -641,7 +641,7 @@ class HandDetector:
         # still for `absorb_s` that no arm at rest reaches is the board too
         settled = self._settled()
         if (cand & ~shows & settled).any():
-            shows = shows | (settled & ~self._resting_arms(hid, frac, ring))
+            shows = shows | (settled & ~self._resting_arms(hid, frac, ring, edge))
         release = cand & ~ring & shows
         rest = hid & ~release
         ring_cand = self.unverified & hid & ring     # moving or not: the ring does not hold quiet
@@ -828,7 +828,7 @@ class HandDetector:
         sigma = self.noise.sigma(level)
         dep = _judge(np.abs(signed), sigma)
         frac = _cell_fraction(dep > 1.0)
-        self._edge = _outer_edge_fraction(dep > 1.0)
+        edge = _outer_edge_fraction(dep > 1.0)
         step = np.abs(feat - self.prev)
         mov = _cell_fraction(_judge(step, sigma) > 1.0) > 0.08
         # what holds the board's quiet off: two frames' grain differ by sqrt(2) times one frame's
@@ -846,7 +846,7 @@ class HandDetector:
         if (hid & ring).any() and not forced.any():
             hid = self._bare_ring(hid, feat, frac, ring, seen_now)
         if self.unverified.any():
-            hid = self._reveal(hid, feat, frac, forced, seen_cells, ring)
+            hid = self._reveal(hid, feat, frac, forced, seen_cells, ring, edge)
         self.hidden_cells = hid
         self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         ring_active = bool((hid & ring).any() or (mov & ring).any())
@@ -856,13 +856,13 @@ class HandDetector:
         # hidden however long it rests (`_resting_arms`, `_faint_arms`).
         _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         seeds = hid & ring & ((frac >= self.arm_frac) | mov)
-        arms = [k for k in np.unique(lab[seeds]) if self._arm_like(lab == k, ring, frac, mov, settled)]
+        arms = [k for k in np.unique(lab[seeds]) if self._arm_like(lab == k, ring, frac, mov, settled, edge)]
         arm = np.isin(lab, arms) & hid if arms else np.zeros_like(hid)
         near_arm = cv2.dilate(arm.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         # absorb still, departed cells (a piece moved / a new piece) while the ring is clear;
         # when nothing at all has moved for a long while, absorb everything but a resting arm
         # (a captured piece left beside the board, a cup put down on the ring)
-        resting = self._resting_arms(hid, frac, ring)
+        resting = self._resting_arms(hid, frac, ring, edge)
         if (self.still >= 5).all() and (self.still_t >= self.settle_s).all():
             absorb = hid & ~resting
         elif not ring_active:

@@ -111,15 +111,26 @@ def reading_doubt(probs: np.ndarray) -> str | None:
     return None
 
 
-def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()
-                    ) -> tuple[np.ndarray, float, int, float, np.ndarray | None, np.ndarray | None]:
+@dataclass(frozen=True)
+class FoundBoard:
+    """A board found in one frame: its lattice (red's end decided when the pieces were read) and,
+    when a classifier was given, the reading of its 90 points with the crops it was read from
+    (so a reader that adopts the lock takes each point's look without extracting them again)."""
+
+    homography: np.ndarray          # board -> image, normalised (h[2, 2] == 1)
+    support: float                  # share of the lattice's lines seen in the image
+    polarity: int                   # lines darker (+1) or lighter (-1) than the board
+    score: float                    # the lattice search's score (LockDoubtConfig compares it)
+    reads: PointReads | None        # None when no classifier was given
+
+
+def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
     """Find, orient and (with a classifier: anything whose run(image, h) gives PointReads) read a board.
 
     `classifier` is a _Classify, None, or a callable making one (so a photo without a board
     fails fast, before the model is loaded). With a classifier, a lattice whose reading is
     implausible (`reading_doubt`) is refused and the next best lattice tried; when none is
     plausible the result is BoardNotFoundError. `exclude`: lattices not to return (find_lattice's).
-    Returns (H, support, polarity, score, probs, offsets).
     """
     refused: list[np.ndarray] = []
     while True:
@@ -130,24 +141,34 @@ def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray
         if classifier is None:
             if image_bgr.ndim == 3:
                 h = orient(h, red_score(image_bgr, h))
-            return h / h[2, 2], fit.support, fit.polarity, fit.score, None, None
+            return FoundBoard(h / h[2, 2], fit.support, fit.polarity, fit.score, None)
         reads = classifier.run(image_bgr, h)
-        probs, offsets = reads.probs, reads.offsets
-        doubt = reading_doubt(probs)
+        doubt = reading_doubt(reads.probs)
         if doubt is None:
             break
         refused.append(fit.homography)
         if len(refused) > REFIND_TRIES:
             raise BoardNotFoundError(f"no board found: the line lattices in the image do not carry a "
                                      f"plausible position (best one: {doubt})")
-    ev = red_evidence_from_probs(probs)
+    ev = red_evidence_from_probs(reads.probs)
     if abs(ev) < 0.5 and image_bgr.ndim == 3:  # readings undecided: fall back on ink colour
         rs = red_score(image_bgr, h)
         ev = float(rs[:45].sum() - rs[45:].sum())
+    found = FoundBoard(h / h[2, 2], fit.support, fit.polarity, fit.score, reads)
     if ev < 0:
         h = h @ geo.board_symmetry("rot180")
-        probs, offsets = _rot180_points(probs), -_rot180_points(offsets)
-    return h / h[2, 2], fit.support, fit.polarity, fit.score, probs, offsets
+        found = _turned_half_round(found, h / h[2, 2])
+    return found
+
+
+def _turned_half_round(found: FoundBoard, turned_h: np.ndarray) -> FoundBoard:
+    """`found` labelled from the board's other end (`turned_h` is its homography turned 180
+    degrees): point i is point 89 - i, its offset reversed and its crop turned half round."""
+    reads = found.reads
+    if reads is not None:
+        reads = PointReads(_rot180_points(reads.probs), -_rot180_points(reads.offsets),
+                           np.ascontiguousarray(_rot180_points(reads.crops)[:, ::-1, ::-1]))
+    return FoundBoard(turned_h, found.support, found.polarity, found.score, reads)
 
 
 _SHARED: dict[str, "_Classify"] = {}
@@ -292,8 +313,9 @@ def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
             "so no position is given; take the photo in colour")
     if camera is not None:
         image_bgr = camera.undistort(image_bgr)
-    h, support, _, _, probs, offsets = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))
-    assert probs is not None and offsets is not None
+    found = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))
+    assert found.reads is not None
+    h, support, probs, offsets = found.homography, found.support, found.reads.probs, found.reads.offsets
     jr = None
     if joint:
         from .assignment import read_jointly
@@ -365,32 +387,34 @@ class BoardReader:
 
     def _acquire(self, frame: np.ndarray, t: float) -> bool:
         try:
-            h, support, pol, score, probs, offsets = locate_and_read(frame, self._clf)
+            found = locate_and_read(frame, self._clf)
         except BoardNotFoundError:
             return False
         if self.h is not None:
             # re-lock after a bump: keep red where it was
-            h = same_orientation(h, self.h)
+            kept = same_orientation(found.homography, self.h)
+            if not np.array_equal(kept, found.homography):
+                found = _turned_half_round(found, kept)
             self.relocks += 1
-        self._adopt(frame, t, h, support, pol, score, probs, offsets)
+        self._adopt(frame, t, found)
         return True
 
-    def _adopt(self, frame: np.ndarray, t: float, h: np.ndarray, support: float, pol: int, score: float,
-               probs: np.ndarray | None, offsets: np.ndarray | None) -> None:
+    def _adopt(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
         """Lock onto a found lattice: every point is read afresh, the hand detector starts over."""
-        self._recheck_t = t + self.doubt.recheck_s if score < self.doubt.doubt_below else None
+        self._recheck_t = t + self.doubt.recheck_s if found.score < self.doubt.doubt_below else None
         self._recheck_wait = self.doubt.recheck_s
+        h = found.homography
         self.h = h
         self._forget_discs()
-        self.confidence = support
-        self.lock = LockKeeper(h, pol, support, score)
+        self.confidence = found.support
+        self.lock = LockKeeper(h, found.polarity, found.support, found.score)
         self.hands.reset()
         self._hidden = None
-        if probs is not None and offsets is not None:
+        if found.reads is not None:
             assert self._clf is not None, "a board search reads pieces only with a classifier"
-            self.probs = probs.astype(np.float32)
-            self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, offsets)
-            self.looks = disc_looks(self._clf.model.extract(frame, h))
+            self.probs = found.reads.probs.astype(np.float32)
+            self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, found.reads.offsets)
+            self.looks = disc_looks(found.reads.crops)
             self.dirty[:] = False
         else:
             self.looks = None
@@ -408,18 +432,18 @@ class BoardReader:
         import time as _time
         start = _time.perf_counter()
         try:
-            h, support, pol, score, probs, offsets = locate_and_read(frame, self._clf, exclude=(self.h,))
+            found: FoundBoard | None = locate_and_read(frame, self._clf, exclude=(self.h,))
         except BoardNotFoundError:
-            score = -np.inf
+            found = None
         self.searches += 1
         self.search_s += _time.perf_counter() - start
-        if score < here + cfg.better_by:
+        if found is None or found.score < here + cfg.better_by:
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
             return
         self.relocks += 1
         self.lattice_replaced += 1
-        self._adopt(frame, t, h, support, pol, score, probs, offsets)
+        self._adopt(frame, t, found)
 
     def _search_due(self, t: float) -> bool:
         if self.search_share is None:

@@ -1,6 +1,7 @@
 """Each incident rule on its own (board.incidents.RULES), on hand-made settles."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 import numpy as np
@@ -304,8 +305,7 @@ def test_an_unmoved_disc_measured_across_the_threshold_is_not_left_between_point
 
 def test_the_last_move_remembered_is_the_last_of_the_settles_moves_with_its_side():
     pos = Position()
-    facts = _facts(pos, "h2e2")
-    facts.moves = [Move.from_iccs("h2e2"), Move.from_iccs("h9g7")]
+    facts = dataclasses.replace(_facts(pos, "h2e2"), moves=[Move.from_iccs("h2e2"), Move.from_iccs("h9g7")])
     mem = IncidentMemory()
     remember_last_move(facts, mem)
     assert mem.last_move == LastMove(_p("g7"), Side.BLACK, 1, facts.after.frame_index)

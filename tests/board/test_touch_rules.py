@@ -452,3 +452,16 @@ def test_a_rest_read_beside_the_moved_piece_on_a_face_left_as_it_was_is_the_pick
     farther = [(["i0"], 0.4), (["g0", "h0", "f0"], 0.12), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)]
     assert _touches(_settle(IncidentTracker(), Position(), "g0e2", farther, looks_changed={})) == \
         [sorted([_p("i0"), _p("g0")])]
+
+
+def test_a_rest_in_a_stretch_of_its_own_beside_the_piece_moved_later_on_a_face_left_as_it_was_is_no_touch():
+    # the rule above for a rest remembered from a stretch of its own: the face is the one read
+    # when that stretch settled. Left exactly as it was, the fingers were on the piece moved next
+    # (g0, beside h0), a point off; changed, h0 was touched.
+    for change, touched in ((None, False), (0.15, True)):
+        it = IncidentTracker()
+        looks = {} if change is None else {"h0": change}
+        assert _settle(it, Position(), None, [(["h0"], 0.4)], looks_changed=looks) == []
+        ev = _settle(it, Position(), "g0e2", [(["g0"], 0.4), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)],
+                     start=40, looks_changed={})
+        assert _touches(ev) == ([sorted([_p("h0"), _p("g0")])] if touched else [])

@@ -180,11 +180,35 @@ def test_refused_lattice_gives_way_to_the_next(vsim):
     img = np.ascontiguousarray(img)
     stub = _StubReader("P" * 40 + "." * 50, START)
     try:
-        h = locate_and_read(img, stub)[0]
+        h = locate_and_read(img, stub).homography
     except BoardNotFoundError:
         return
     assert len(stub.seen) == 2 and not same_lattice(stub.seen[1], stub.seen[0])
     assert same_lattice(h, stub.seen[1])
+
+
+def test_a_board_labelled_from_its_other_end_keeps_the_crops_it_was_read_from(vsim):
+    """The reader takes each point's look from the crops the search read (no second extraction):
+    when the search turns the board half round (red's end decided by the pieces), or a re-lock
+    keeps red where it was, those crops must be the ones the turned lattice would cut, point for
+    point."""
+    from vision.looks import disc_looks
+    from vision.reader import _Classify, _turned_half_round
+
+    img, _ = vsim.still(105, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    clf = _Classify(None, None)
+    found = locate_and_read(img, clf)
+    assert found.reads is not None
+    h = found.homography @ geo.board_symmetry("rot180")
+    turned = _turned_half_round(found, h / h[2, 2])
+    assert turned.reads is not None
+    direct = clf.model.extract(img, turned.homography)
+    assert np.abs(turned.reads.crops.astype(int) - direct.astype(int)).max() <= 1
+    change = 1.0 - np.einsum("nd,nd->n", disc_looks(turned.reads.crops), disc_looks(direct))
+    assert float(change.max()) < 1e-3
+    assert np.array_equal(turned.reads.probs, found.reads.probs[::-1])
+    assert np.array_equal(turned.reads.offsets, -found.reads.offsets[::-1])
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
