@@ -262,7 +262,17 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     if not read_again.any():
         return None
     p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
-    others = change[read_again & (np.arange(90) != p)]
+    # every other unmoved disc read again counts for how much faces changed anyway, the ones now
+    # read as another piece too (a face changed by the same light or arm may tip a reading), and
+    # so do the empty points right beside this one: a shadow over the spot changes the printed
+    # lines there as much as the disc (tuning clip 8360: the empty a9 changed 0.25 as the horse
+    # b9 beside it changed 0.24, under the edge of black's arm; b9 'was touched')
+    steady = np.array([q not in moved and int(before.classes[q]) != EMPTY and int(after.classes[q]) != EMPTY
+                       for q in range(90)])
+    bare_beside = np.array([q not in moved and int(before.classes[q]) == EMPTY and int(after.classes[q]) == EMPTY
+                            and king_steps(p, q) == 1 for q in range(90)])
+    compared = (steady | bare_beside) & np.isfinite(change) & (change > 1e-4) & (np.arange(90) != p)
+    others = change[compared]
     beside = any(king_steps(p, q) <= 1 for q in moved)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
                 cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
@@ -466,6 +476,48 @@ def _beside_move_unchanged(cfg: IncidentConfig, p: int, m: Move, change: float) 
     return min(king_steps(p, m.from_sq), king_steps(p, m.to_sq)) <= 1 and change < cfg.face_same
 
 
+MAX_FRAME_GAP = 3   # frames: stretches further apart than this are not one stay of the hand (as dwells())
+
+
+def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int]],
+                 occupied: Callable[[int], bool], min_s: float) -> list[Dwell]:
+    """The rests among a hand's stretches (`dwells` at 0 s): each stretch of `min_s` or more, and
+    runs of shorter ones whose fingertips alternate between one piece and the empty points
+    beside it, that piece among the contacts of every one of them and the run `min_s` long in
+    all: one rest on that piece (tuning clip 8339: black's fingers on the elephant g9 for a
+    second, the fingertip point flickering g9/g8/g9/h8 in stretches of 0.2 s or less, the touch
+    unseen). A run whose fingertips cross another piece is not merged: which one they were on
+    cannot be told."""
+    out: list[Dwell] = []
+    i = 0
+    while i < len(stretches):
+        d = stretches[i]
+        if d.seconds >= min_s - 1e-6:
+            out.append(d)
+            i += 1
+            continue
+        common = [q for q in contacts_of(d) if occupied(q)]
+        if occupied(d.point):
+            common = [q for q in common if q == d.point]
+        j = i
+        while common and j + 1 < len(stretches):
+            e = stretches[j + 1]
+            if e.seconds >= min_s - 1e-6 or e.frame_start - stretches[j].frame_end > MAX_FRAME_GAP:
+                break
+            keep = [q for q in common if q in contacts_of(e) and (e.point == q or not occupied(e.point))]
+            if not keep:
+                break
+            common, j = keep, j + 1
+        run = stretches[i:j + 1]
+        on = [q for q in common if any(r.point == q for r in run)]
+        if j > i and on and run[-1].t_end - run[0].t_start >= min_s - 1e-6:
+            out.append(Dwell(on[0], run[0].frame_start, run[-1].frame_end, run[0].t_start, run[-1].t_end))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
 def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
     """The mover's rest on another own unmoved piece before the dwell that picked up the moved one."""
     ep, before, moves = s.episode, s.before, s.moves
@@ -518,7 +570,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # lost the hand for the move, and a rest before it cannot be put in order with the pick-up
         # (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on h9)
         return None
-    ds = [d for d in stretches if d.seconds >= cfg.dwell_s - 1e-6]   # the rests (dwells() at dwell_s)
+    ds = steady_rests(stretches, contacts_of, lambda p: int(before.classes[p]) != EMPTY, cfg.dwell_s)
     cs = [contact(d) for d in ds]
 
     def taken_before(d: Dwell) -> bool:
@@ -570,6 +622,17 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                 e.frame_start > d.frame_end and m.to_sq in tips_of(e) for e in stretches)]
         place = near[0] if near else place
     picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
+    if not capture:
+        # a rest on the moved piece after the fingertips went over its (empty) destination, with
+        # a rest on it before that, is the hand leaving over the point it emptied: the piece was
+        # picked up at the earlier rest and put down in passing (tuning clip 8385: the horse b0
+        # taken with the fingertips at b1, put on a2, and b0 'rested on' for a second as the
+        # hand withdrew; the pick-up was read as a touch of c0)
+        def over_destination_between(a: int, b: int) -> bool:
+            return any(ds[a].frame_end < e.frame_start and e.frame_end < ds[b].frame_start
+                       and m.to_sq in tips_of(e) for e in stretches)
+        while len(picks) >= 2 and over_destination_between(picks[-2], picks[-1]):
+            picks.pop()
     if picks:
         limit = picks[-1]
     else:

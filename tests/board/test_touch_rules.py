@@ -465,3 +465,58 @@ def test_a_rest_in_a_stretch_of_its_own_beside_the_piece_moved_later_on_a_face_l
         ev = _settle(it, Position(), "g0e2", [(["g0"], 0.4), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)],
                      start=40, looks_changed={})
         assert _touches(ev) == ([sorted([_p("h0"), _p("g0")])] if touched else [])
+
+
+def test_fingertips_flickering_between_a_piece_and_the_empty_point_beside_it_rest_on_the_piece():
+    # tuning clip 8339: black's fingers on the elephant g9 for a second, the fingertip point read
+    # g9, g8, g9, g8 in stretches of 0.2 s or less; then the chariot is moved. Here red: the
+    # elephant g0 touched, the fingertips flickering to the empty g1, then the chariot i0 moved.
+    flicker = [(["g0"], 0.16), (["g0", "g1"], 0.16), (["g0"], 0.16), (["g0", "g1"], 0.12)]
+    move = [(["i0"], 0.4), (["i0", "i1"], 0.4)]
+    assert _touches(_run(Position(), "i0i1", flicker + move)) == [sorted([_p("g0"), _p("i0")])]
+    # one short stretch on it alone is a hand passing by
+    assert _touches(_run(Position(), "i0i1", flicker[:1] + [(["e2"], 0.3)] + move)) == []
+
+
+def test_steady_rests_join_a_flicker_on_one_piece_and_nothing_across_two_pieces():
+    from board.episode import Dwell
+    from board.incidents import steady_rests
+
+    def run(points: list[str], seconds: float = 0.12) -> list:
+        out, f = [], 0
+        for name in points:
+            n = int(round(seconds * FPS))
+            out.append(Dwell(_p(name), f, f + n - 1, f / FPS, (f + n - 1) / FPS))
+            f += n
+        return out
+
+    pieces = {_p("g0"), _p("h0")}
+    contacts = {_p("g0"): [_p("g0")], _p("g1"): [_p("g1"), _p("g0")], _p("h0"): [_p("h0"), _p("g0")]}
+    rests = steady_rests(run(["g0", "g1", "g0", "g1"]), lambda d: contacts[d.point], pieces.__contains__, 0.28)
+    assert [(point_name(r.point), r.frame_start, r.frame_end) for r in rests] == [("g0", 0, 11)]
+    # fingertips moving on to another piece are not one rest: which one they were on is not known
+    assert steady_rests(run(["g0", "h0", "g0", "h0"]), lambda d: contacts[d.point], pieces.__contains__, 0.28) == []
+    # a stretch long enough stays a rest of its own
+    long = run(["g1"], 0.4)
+    assert steady_rests(long, lambda d: contacts[d.point], pieces.__contains__, 0.28) == long
+
+
+def test_a_rest_on_the_moved_piece_after_the_hand_went_over_its_destination_is_the_hand_leaving():
+    # tuning clip 8385: red's horse b0 taken with the fingertips at b1 (c0 under the hand too),
+    # put down on a2 in passing, then the hand withdrew over b0 for a second. The pick-up was the
+    # first rest, not a touch of c0 before the 'pick-up' as the hand left.
+    grab = [(["b0", "c0", "b1", "c1"], 0.36), (["a1", "a2", "b2"], 0.12), (["b0"], 0.96)]
+    assert _touches(_run(Position(), "b0a2", grab)) == []
+    # no visit to the destination between them: the later rest is the pick-up, the first a touch
+    reach = [(["b0", "c0", "b1", "c1"], 0.36), (["b0"], 0.96), (["a1", "a2", "b2"], 0.4)]
+    assert _touches(_run(Position(), "b0a2", reach)) != []
+
+
+def test_a_face_changed_as_much_as_the_empty_point_beside_it_is_a_shadow_not_a_touch():
+    # tuning clip 8360: the horse b9 changed 0.24 as the empty a9 beside it changed 0.25, under
+    # the edge of black's arm; nobody touched b9. The soldier g3 here, with the empty h3 beside it.
+    ev = _settle(IncidentTracker(), Position(), "h2e2", ALTERNATING, looks_changed={"g3": 0.6, "h3": 0.55})
+    assert _touches(ev) == []
+    # the empty point changed clearly less: g3 stands out, touched
+    ev = _settle(IncidentTracker(), Position(), "h2e2", ALTERNATING, looks_changed={"g3": 0.6, "h3": 0.3})
+    assert _touches(ev) == [sorted([_p("g3"), _p("h2")])]
