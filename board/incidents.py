@@ -467,13 +467,19 @@ def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     little change lay two points or more from the move (tuning 8366, 8374)."""
     if len(touch.points) != 1 or not s.moves:
         return False
-    return _beside_move_unchanged(s.cfg, touch.points[0], s.moves[0], face_change(s, touch.points[0]))
+    capture = s.moves[0].to_sq in s.before_pos.pieces()
+    return _beside_move_unchanged(s.cfg, touch.points[0], s.moves[0], face_change(s, touch.points[0]), capture)
 
 
-def _beside_move_unchanged(cfg: IncidentConfig, p: int, m: Move, change: float) -> bool:
-    """A rest read on the piece at p, right beside move m's from or to point, whose face changed
-    by no more than the camera's noise (`face_same`; NaN: not read again, no evidence)."""
-    return min(king_steps(p, m.from_sq), king_steps(p, m.to_sq)) <= 1 and change < cfg.face_same
+def _beside_move_unchanged(cfg: IncidentConfig, p: int, m: Move, change: float, capture: bool) -> bool:
+    """A rest read on the piece at p, right beside move m's from point (or a capture's victim,
+    lifted before the pick-up too), whose face changed by no more than the camera's noise
+    (`face_same`; NaN: not read again, no evidence). A touch is a rest before the pick-up, when
+    a plain move's destination is still empty: a rest beside it then is on the piece there
+    (tuning clip 8383: black's fingers on the advisor f9 for a second, then the horse h9 taken
+    to f8; the nudge left f9's face as it was)."""
+    near = king_steps(p, m.from_sq) <= 1 or (capture and king_steps(p, m.to_sq) <= 1)
+    return near and change < cfg.face_same
 
 
 MAX_FRAME_GAP = 3   # frames: stretches further apart than this are not one stay of the hand (as dwells())
@@ -860,7 +866,8 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             for pt in mem.pending_touches:
                 if pt.side == mover and other_own(pt.point):
                     named = [q for q in pt.also if other_own(q)]
-                    if not named and _beside_move_unchanged(cfg, pt.point, m, pt.face_change):
+                    if not named and _beside_move_unchanged(cfg, pt.point, m, pt.face_change,
+                                                            m.to_sq in s.before_pos.pieces()):
                         # the same reading as rest_a_point_off, with the face read when that
                         # stretch settled: the fingers were on the piece moved now, a point off
                         continue

@@ -520,3 +520,13 @@ def test_a_face_changed_as_much_as_the_empty_point_beside_it_is_a_shadow_not_a_t
     # the empty point changed clearly less: g3 stands out, touched
     ev = _settle(IncidentTracker(), Position(), "h2e2", ALTERNATING, looks_changed={"g3": 0.6, "h3": 0.3})
     assert _touches(ev) == [sorted([_p("g3"), _p("h2")])]
+
+
+def test_a_rest_beside_the_still_empty_destination_before_the_pick_up_is_a_touch_however_still_its_face():
+    # tuning clip 8383: black's fingers on the advisor f9 for a second, then the horse h9 taken
+    # to f8 beside it; the nudge left f9's face as it was. The destination was empty then: the
+    # rest was on the advisor, not the put-down read a point off. Here red's soldier e3 (the arm
+    # over f0-f2), then the elephant c0 taken to e2.
+    rest = [(["e3", "f2", "f1", "f0"], 1.1), (["c0", "c1"], 0.4), (["e2", "d1"], 0.4)]
+    assert _touches(_settle(IncidentTracker(), Position(), "c0e2", rest, looks_changed={})) == \
+        [sorted([_p("e3"), _p("c0")])]
