@@ -430,11 +430,8 @@ class HandDetector:
         whose ring cells depart only faintly (a sleeve or skin the colour of the table).
         `bump_spacings`: a move of the board's lock between two frames larger than this (in
         point spacings; a held lock does not move at all) is the camera knocked: the board's
-        sides just beyond its edge, and the discs' walls on the points, then look different from
-        the new viewpoint, so the whole background is unverified again, as at the start: an arm
-        must not be found in the ring, nor a hand on the points, where the lattice shows (tuning
-        clip 8361: a dozen points along two edges stayed 'covered' for a second after a bump, and
-        a hand was read resting on the horse b9). `held_recheck_s`: how
+        sides just beyond its edge then look different from the new viewpoint, so the ring's
+        background is unverified again (an arm must not be found in it). `held_recheck_s`: how
         often a region held as a faint arm is asked again whether its lattice is still hidden, and
         resting ring cells whether they look like the bare margin beside them (`bare_bright`,
         `bare_chroma`: the largest differences of a cell's mean log-brightness and chroma
@@ -487,7 +484,8 @@ class HandDetector:
         if self._last_h is not None and self.bg is not None:
             moved = float(np.abs(apply_h(h, POINTS) - apply_h(self._last_h, POINTS)).max()) / point_spacing_px(h)
             if moved > self.bump_spacings:
-                self.unverified[:] = True
+                self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
+                self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
         self._last_h = np.array(h, np.float64)
         return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
