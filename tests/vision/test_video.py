@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import geometry as geo
-from vision.reader import BoardReader
+from vision.reader import BoardReader, FoundBoard
 
 
 def _bumped(img: np.ndarray, dx: float, dy: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +75,7 @@ def test_a_weak_lock_on_a_wrong_lattice_gives_way_to_a_clearly_better_one(vsim):
     wrong = good @ np.array([[1.0, 0, 0], [0, 1.0, 1.0], [0, 0, 1.0]])    # a rank off
     seen = _verify(gray, wrong, pol)
     assert seen.score < reader.doubt.doubt_below
-    reader._adopt(img, 0.0, wrong, seen.support, pol, seen.score, None, None)
+    reader._adopt(img, 0.0, FoundBoard(wrong, seen.support, pol, seen.score, None))
     weak = seen.score
     poses = [reader.process(img, i / 10, i).pose for i in range(1, 30)]
     assert vsim.lattice_error(poses[-1].homography, truth.homography) < 1.0
@@ -83,7 +83,7 @@ def test_a_weak_lock_on_a_wrong_lattice_gives_way_to_a_clearly_better_one(vsim):
     # a lock on the right lattice with the same weak score is doubted, searched again, and kept
     reader = BoardReader(classify=False)
     reader.process(img, 0.0, 0)
-    reader._adopt(img, 0.0, good, 0.6, pol, weak, None, None)
+    reader._adopt(img, 0.0, FoundBoard(good, 0.6, pol, weak, None))
     poses = [reader.process(img, i / 10, i).pose for i in range(1, 30)]
     assert reader.lattice_replaced == 0 and reader._recheck_t is None
     assert vsim.lattice_error(poses[-1].homography, truth.homography) < 1.0
