@@ -288,6 +288,9 @@ def _attributed(episode: Episode, side: Side) -> list:
     return frames
 
 
+MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
+
+
 def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
 
@@ -306,7 +309,7 @@ def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     out: list[Dwell] = []
     start = 0
     for i in range(1, len(smooth) + 1):
-        gap = i < len(smooth) and frames[i][0] - frames[i - 1][0] > 3
+        gap = i < len(smooth) and frames[i][0] - frames[i - 1][0] > MAX_FRAME_GAP
         if i == len(smooth) or smooth[i] != smooth[start] or gap:
             f0, t0, _ = frames[start]
             f1, t1, _ = frames[i - 1]

@@ -44,7 +44,7 @@ import numpy as np
 from rules import Move, Position, Side
 from rules.notation_common import KIND_NAMES
 
-from .episode import Dwell, Episode, Settled, away_from_camera, dwells, fingertips, reach
+from .episode import MAX_FRAME_GAP, Dwell, Episode, Settled, away_from_camera, dwells, fingertips, reach
 from .events import Event, IncidentEvent, point_name
 from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 
@@ -256,9 +256,12 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
         return None
     change = look_change(before.looks, after.looks)
     moved = s.moved_points
-    read_again = np.array([p not in moved and int(before.classes[p]) != EMPTY
-                           and int(after.classes[p]) == int(before.classes[p]) for p in range(90)])
-    read_again &= np.isfinite(change) & (change > 1e-4)
+    unmoved = np.ones(90, bool)
+    unmoved[list(moved)] = False
+    seen = np.isfinite(change) & (change > 1e-4)
+    was, now = before.classes.astype(int), after.classes.astype(int)
+    steady = unmoved & (was != EMPTY) & (now != EMPTY) & seen     # unmoved discs read again
+    read_again = steady & (now == was)                             # ... as the same piece
     if not read_again.any():
         return None
     p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
@@ -267,11 +270,9 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     # so do the empty points right beside this one: a shadow over the spot changes the printed
     # lines there as much as the disc (tuning clip 8360: the empty a9 changed 0.25 as the horse
     # b9 beside it changed 0.24, under the edge of black's arm; b9 'was touched')
-    steady = np.array([q not in moved and int(before.classes[q]) != EMPTY and int(after.classes[q]) != EMPTY
-                       for q in range(90)])
-    bare_beside = np.array([q not in moved and int(before.classes[q]) == EMPTY and int(after.classes[q]) == EMPTY
-                            and king_steps(p, q) == 1 for q in range(90)])
-    compared = (steady | bare_beside) & np.isfinite(change) & (change > 1e-4) & (np.arange(90) != p)
+    bare_beside = unmoved & (was == EMPTY) & (now == EMPTY) & seen \
+        & np.array([king_steps(p, q) == 1 for q in range(90)])
+    compared = (steady | bare_beside) & (np.arange(90) != p)
     others = change[compared]
     beside = any(king_steps(p, q) <= 1 for q in moved)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
@@ -467,22 +468,20 @@ def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     little change lay two points or more from the move (tuning 8366, 8374)."""
     if len(touch.points) != 1 or not s.moves:
         return False
-    capture = s.moves[0].to_sq in s.before_pos.pieces()
-    return _beside_move_unchanged(s.cfg, touch.points[0], s.moves[0], face_change(s, touch.points[0]), capture)
+    return _beside_move_unchanged(s, touch.points[0], face_change(s, touch.points[0]))
 
 
-def _beside_move_unchanged(cfg: IncidentConfig, p: int, m: Move, change: float, capture: bool) -> bool:
-    """A rest read on the piece at p, right beside move m's from point (or a capture's victim,
+def _beside_move_unchanged(s: SettleFacts, p: int, change: float) -> bool:
+    """A rest read on the piece at p, right beside the first move's from point (or a capture's victim,
     lifted before the pick-up too), whose face changed by no more than the camera's noise
     (`face_same`; NaN: not read again, no evidence). A touch is a rest before the pick-up, when
     a plain move's destination is still empty: a rest beside it then is on the piece there
     (tuning clip 8383: black's fingers on the advisor f9 for a second, then the horse h9 taken
     to f8; the nudge left f9's face as it was)."""
+    m = s.moves[0]
+    capture = m.to_sq in s.before_pos.pieces()
     near = king_steps(p, m.from_sq) <= 1 or (capture and king_steps(p, m.to_sq) <= 1)
-    return near and change < cfg.face_same
-
-
-MAX_FRAME_GAP = 3   # frames: stretches further apart than this are not one stay of the hand (as dwells())
+    return near and change < s.cfg.face_same
 
 
 def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int]],
@@ -866,8 +865,7 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             for pt in mem.pending_touches:
                 if pt.side == mover and other_own(pt.point):
                     named = [q for q in pt.also if other_own(q)]
-                    if not named and _beside_move_unchanged(cfg, pt.point, m, pt.face_change,
-                                                            m.to_sq in s.before_pos.pieces()):
+                    if not named and _beside_move_unchanged(s, pt.point, pt.face_change):
                         # the same reading as rest_a_point_off, with the face read when that
                         # stretch settled: the fingers were on the piece moved now, a point off
                         continue
