@@ -35,7 +35,7 @@ Pure logic, no I/O.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable
 
@@ -58,7 +58,10 @@ class IncidentConfig:
     between_empty: float = 0.38
     faded_empty: float = 0.4   # an unmoved disc now read this likely empty was pushed off its point
     lone_dwell_s: float = 0.16  # ... in a stretch without a move whose fingertips never left one point
-    touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch
+    touch_reach: int = 3       # a stretch whose fingertips roam farther is an arm passing, not a touch ...
+    roam_dwell_s: float = 0.5  # ... but for a rest this long: an arm sweeping past does not stop on a piece
+                               # (tuning: no such rest of 0.4 s or more in 96 games; clip 8369: red's
+                               # hand put the disc h9 right, then rested on d0 for 0.64 s)
     knock: float = 0.2         # ... that means it was knocked
     put_back: float = 0.1      # a knocked disc is back on its point only below this offset (spacings):
                                # a disc measured 0.19, then 0.33 off is the same knocked disc, not a new one
@@ -138,6 +141,9 @@ class IncidentMemory:
     knocked_reported: set[int] = field(default_factory=set)
     pending_touches: list[PendingTouch] = field(default_factory=list)
     pending_faded: list[PendingKnock] = field(default_factory=list)
+    # the episode of the last settle explained by a move (None after a settle without one): a
+    # reply read only at the next settle, its hand never seen there, was made in it
+    last_episode: Episode | None = None
 
 
 @dataclass(frozen=True)
@@ -274,7 +280,14 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
         & np.array([king_steps(p, q) == 1 for q in range(90)])
     compared = (steady | bare_beside) & (np.arange(90) != p)
     others = change[compared]
-    beside = any(king_steps(p, q) <= 1 for q in moved)
+    # beside a move: orthogonally next to a point a disc left (its side and shadow were in the
+    # crop), or within a king step of one a disc was put down on (a disc put down may lie off
+    # its point toward a diagonal neighbour, and the hand setting it down presses around it;
+    # tuning clip 8311: the cannon put on d1 changed c0 0.26). A lifted disc a diagonal step
+    # away, 1.4 spacings, leaves no trace in the crop (tuning clip 8368: the soldier c6 touched,
+    # its face changed 0.22, and the cannon b7 moved)
+    beside = any(king_steps(p, mv.to_sq) <= 1 or abs(p % 9 - mv.from_sq % 9) + abs(p // 9 - mv.from_sq // 9) == 1
+                 for mv in s.moves)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
                 cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
                 cfg.handled_standout * float(others.max()) if others.size else 0.0)
@@ -292,6 +305,23 @@ def face_change(s: SettleFacts, p: int) -> float:
         return float("nan")
     change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
     return change if change > 1e-4 else float("nan")
+
+
+def knocked_face(s: SettleFacts, p: int) -> bool:
+    """The face of the disc on p changed as a knock changes one (`knocked_look`) and by
+    `handled_standout` times more than any other unmoved disc read again: that disc alone turned."""
+    before, after, cfg = s.before, s.after, s.cfg
+    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+        return False
+    change = look_change(before.looks, after.looks)
+    if not change[p] >= cfg.knocked_look:
+        return False
+    unmoved = np.ones(90, bool)
+    unmoved[list(s.moved_points)] = False
+    unmoved[p] = False
+    was, now = before.classes.astype(int), after.classes.astype(int)
+    others = change[unmoved & (was != EMPTY) & (now != EMPTY) & np.isfinite(change) & (change > 1e-4)]
+    return not others.size or change[p] >= cfg.handled_standout * float(others.max())
 
 
 def face_unchanged(s: SettleFacts, p: int) -> bool:
@@ -663,7 +693,15 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                 and (contact(d) == m.from_sq or (capture and m.from_sq in contacts_of(d)))]
         first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
         if not first:
-            return None   # the pick-up was not seen: a touch cannot be put before it
+            # the pick-up was not seen (the detector lost the hand over the moved piece): the
+            # move came no earlier than the fingertips' first pass within a step of its origin or
+            # its destination, so a rest that ended before it came before the pick-up (tuning
+            # clip 8820: the piece on h0 rested on for 0.8 s, then b0 taken to d0, the hand unseen
+            # from f0 on until it put the piece down, its fingertips read a point off at e0)
+            first = [d.frame_start for d in stretches if any(
+                king_steps(q, m.from_sq) <= 1 or king_steps(q, m.to_sq) <= 1 for q in contacts_of(d))][:1]
+        if not first:
+            return None   # the hand was never seen near the move: a touch cannot be put before it
         limit = sum(1 for d in ds if d.frame_end < first[0])
     aside: set[int] = set()
     if capture:
@@ -817,15 +855,21 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             shift = 0.0   # measured nearer its point than before: re-measured or put right, not knocked off
         if shift >= cfg.knock and face_kept(s, p):
             shift = 0.0   # measured differently, not moved
+        # measured short of a knock but farther than a touch pushes a disc, its face turned as a
+        # knock turns one and far more than any other piece's: knocked, the offset measured short
+        # (tuning clip 8349: the elephant c0 knocked 0.4 spacings off, measured 0.19, its face
+        # changed 0.99; a relock or a change of light changes every face alike)
+        off = shift >= cfg.knock or (shift >= cfg.handled_shift and knocked_face(s, p))
         is_faded = faded(s, p)
-        if (shift >= cfg.knock or is_faded) and p not in pending:
+        if (off or is_faded) and p not in pending:
             found.knocked.add(p)
-            how = (f"knocked {shift:.2f} spacings off its place" if shift >= cfg.knock else
+            how = (f"knocked {shift:.2f} spacings off its place" + (" and turned" if shift < cfg.knock else "")
+                   if off else
                    "knocked off its place (it no longer reads as a piece on its point)")
             ev = IncidentEvent(s.t, s.ply, "knocked", s.mover or side_of_class(c), [p],
                                f"{piece_label(CLASS_LETTERS[c])} on {point_name(p)} {how}",
                                frames=evidence_frames(cfg, s.episode, after, p), extra={"shift": round(shift, 3)})
-            if shift >= cfg.knock:
+            if off:
                 found.events.append(ev)
                 mem.knocked_reported.add(p)
             else:
@@ -851,6 +895,12 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         m = s.moves[0]
         moved = s.moved_points
         touch = touched_before_move(s, mem, found.knocked)
+        if touch is None and mem.last_episode is not None and not dwells(s.episode, mover, 0.0):
+            # the mover's hand was never over the board in this episode: the move was made in
+            # the last one, the board read settled before the reply was (tuning clip 8362: red's
+            # move and black's reply in one stretch of hands, the settle explained by red's move
+            # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
+            touch = touched_before_move(replace(s, episode=mem.last_episode), mem, found.knocked)
         if touch is not None and rest_a_point_off(s, touch):
             touch = None
         from_pending: dict[str, int] | None = None
@@ -893,9 +943,10 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         local = span <= cfg.touch_reach
         # a hand whose fingertips never left one point went to that piece and back: a
         # rest there counts from `lone_dwell_s` (a disc on the player's own edge rank,
-        # reached from beyond the edge, is covered only while the fingers are on it)
-        min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s
-        for d in (dwells(ep, side, min_s) if local else []):
+        # reached from beyond the edge, is covered only while the fingers are on it); a hand
+        # that roamed farther rests on a piece only by staying on it `roam_dwell_s`
+        min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s if local else cfg.roam_dwell_s
+        for d in dwells(ep, side, min_s):
             for c in contacts(ep, d, side):
                 if own_piece(s, mem, side, c):
                     # where the fingers were is uncertain by a point: keep the other own piece
@@ -963,7 +1014,9 @@ RULES: tuple[IncidentRule, ...] = (retouch, confirm_faded_knocks, knocked, touch
 
 
 def remember_last_move(s: SettleFacts, mem: IncidentMemory) -> None:
-    """After the rules: the settle's last move is the one a re-touch would be judged against."""
+    """After the rules: the settle's last move is the one a re-touch would be judged against, and
+    its episode the one a reply read only at the next settle was made in."""
+    mem.last_episode = s.episode if s.moves else None
     if not s.moves:
         return
     mover = s.mover
@@ -1019,6 +1072,7 @@ class IncidentTracker:
         disc left between points read as a move, corrected, then 'retouched'). The corrected move's
         release was not seen as such; nothing is judged as its re-touch."""
         self.memory.last_move = None
+        self.memory.last_episode = None
 
     def flush(self) -> list[Event]:
         """The source ended: knocks still waiting for a second look are reported as they are."""

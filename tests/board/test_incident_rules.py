@@ -390,3 +390,25 @@ def test_a_disc_nobody_moved_measured_off_its_point_with_its_face_unchanged_is_n
 
     assert betweens(with_looks=False) == [[_p("b9")]]
     assert betweens(with_looks=True) == []
+
+
+def test_a_disc_measured_short_of_a_knock_whose_face_alone_turned_was_knocked():
+    # tuning clip 8349: the elephant c0 knocked 0.4 spacings off, measured 0.19 (short of the
+    # 0.2 of a knock), its face changed 0.99 while the other pieces read again changed little.
+    # Farther than a touch pushes a disc, turned as a knock turns one: knocked. Faces that all
+    # changed alike (a relock, light) or a shorter push are no knock
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("c0")] = (0.13, -0.14)
+
+    def knocks(face_change: float, others: float, push: float = 1.0) -> set[int]:
+        f = _facts(pos, "b2b1", [(["b0", "c0", "b1"], 0.4)], after_offsets=off * push)
+        f = _with_faces(f, {"c0": face_change, "d0": others, "e0": others, "a0": others}, ["c0", "d0", "e0", "a0"])
+        found = Findings()
+        knocked(f, IncidentMemory(), found)
+        return found.knocked
+
+    assert knocks(0.99, 0.05) == {_p("c0")}
+    assert knocks(0.99, 0.9) == set()
+    assert knocks(0.4, 0.05) == set()
+    assert knocks(0.99, 0.05, push=0.7) == set()
