@@ -751,6 +751,15 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # fingertips may have been on (the arbiter looks at the evidence frames)
         tip_points = tips_of(d)
         named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
+        if len(named) == 1:
+            # one piece named: an own piece a step from the fingertips whose face turned as a
+            # touch turns one is the other the fingers may have been on (tuning clip 8814: the
+            # rest read at i1 named the chariot i0, face changed 0.27; the horse h0 beside it,
+            # the piece touched, changed 0.40)
+            turned = [q for q in range(90) if q not in named and own_unmoved(q)
+                      and any(king_steps(q, tp) <= 1 for tp in tip_points)
+                      and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
+            named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
         if named:
             return Touch(named[:2], d)
     return None

@@ -579,3 +579,15 @@ def test_a_long_rest_on_an_own_piece_in_a_stretch_that_roamed_the_board_is_still
         assert _settle(it, pos, None, roam + [(["c0", "d0", "e0"], stop)]) == []
         ev = _settle(it, pos, "f0e1", [(["e0", "f0", "e1"], 0.4), (["e1", "e2"], 0.4)], start=200)
         assert (_touches(ev) == [sorted([_p("d0"), _p("f0")])]) == touched, (stop, _touches(ev))
+
+
+def test_a_rest_naming_one_piece_also_names_the_piece_beside_the_fingertips_whose_face_turned():
+    # tuning clip 8814: red's rest read at i1 names the chariot i0 (the step back toward red's
+    # edge); the horse h0 beside the fingertips, the piece really touched, turned more (0.40
+    # against 0.27): the touch names both, the turned one first
+    stretches = [(["h0", "i0", "i1"], 0.4), (["h1", "h2"], 0.3), (["h1", "h2", "h3", "h4"], 0.4)]
+    plain = _settle(IncidentTracker(), Position(), "h2h4", stretches, looks_changed={})
+    assert _touches(plain) == [sorted([_p("i0"), _p("h2")])]
+    ev = _settle(IncidentTracker(), Position(), "h2h4", stretches, looks_changed={"h0": 0.4, "i0": 0.27})
+    touch = [e for e in ev if e.kind == "touch_move_other"]
+    assert [point_name(p) for p in touch[0].points] == ["h0", "i0", "h2"]
