@@ -95,6 +95,11 @@ def king_steps(a: int, b: int) -> int:
     return max(abs(a % 9 - b % 9), abs(a // 9 - b // 9))
 
 
+def orthogonal_steps(a: int, b: int) -> int:
+    """Steps along files and ranks between two points (a diagonal neighbour is two)."""
+    return abs(a % 9 - b % 9) + abs(a // 9 - b // 9)
+
+
 def side_of_class(piece_class: int) -> Side:
     """The owner of a classifier class (a piece class, not EMPTY)."""
     return Side.of_piece(CLASS_LETTERS[piece_class])
@@ -147,6 +152,16 @@ class IncidentMemory:
 
 
 @dataclass(frozen=True)
+class FaceChanges:
+    """Every point's face change between two settles (look_change) and the points it counts on."""
+
+    change: np.ndarray    # (90,) 0 for the same face, 1 for an unrelated one; NaN where not read
+    seen: np.ndarray      # (90,) bool: read again at both settles (a change above float noise)
+    unmoved: np.ndarray   # (90,) bool: no move of the settle left or reached the point
+    steady: np.ndarray    # (90,) bool: unmoved discs (a piece before and after) read again
+
+
+@dataclass(frozen=True)
 class SettleFacts:
     """One settled episode as the rules see it (frozen: what is worked out from it once, such as
     `handled`, stays true)."""
@@ -175,6 +190,21 @@ class SettleFacts:
         for m in self.moves:
             pts |= {m.from_sq, m.to_sq}
         return pts
+
+    @cached_property
+    def faces(self) -> FaceChanges | None:
+        """How every point's face changed between the settles, worked out once (the handled piece
+        and the knock rule both compare one disc's change with every other's); None where the
+        reader does not look."""
+        before, after = self.before, self.after
+        if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+            return None
+        change = look_change(before.looks, after.looks)
+        unmoved = np.ones(90, bool)
+        unmoved[list(self.moved_points)] = False
+        seen = np.isfinite(change) & (change > 1e-4)
+        was, now = before.classes.astype(int), after.classes.astype(int)
+        return FaceChanges(change, seen, unmoved, unmoved & (was != EMPTY) & (now != EMPTY) & seen)
 
     @cached_property
     def handled(self) -> int | None:
@@ -257,17 +287,12 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     the arm, none alone). A piece beside a point a piece left or came to must change further
     (`handled_beside`): the moved disc's side and shadow reach into its crop. A disc that moved
     farther than a touch pushes one (`handled_shift`) was knocked or put right."""
-    before, after, cfg = s.before, s.after, s.cfg
-    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+    before, after, cfg, faces = s.before, s.after, s.cfg, s.faces
+    if faces is None:
         return None
-    change = look_change(before.looks, after.looks)
-    moved = s.moved_points
-    unmoved = np.ones(90, bool)
-    unmoved[list(moved)] = False
-    seen = np.isfinite(change) & (change > 1e-4)
+    change, seen, unmoved, steady = faces.change, faces.seen, faces.unmoved, faces.steady
     was, now = before.classes.astype(int), after.classes.astype(int)
-    steady = unmoved & (was != EMPTY) & (now != EMPTY) & seen     # unmoved discs read again
-    read_again = steady & (now == was)                             # ... as the same piece
+    read_again = steady & (now == was)                             # unmoved discs read again as the same piece
     if not read_again.any():
         return None
     p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
@@ -286,8 +311,7 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     # tuning clip 8311: the cannon put on d1 changed c0 0.26). A lifted disc a diagonal step
     # away, 1.4 spacings, leaves no trace in the crop (tuning clip 8368: the soldier c6 touched,
     # its face changed 0.22, and the cannon b7 moved)
-    beside = any(king_steps(p, mv.to_sq) <= 1 or abs(p % 9 - mv.from_sq % 9) + abs(p // 9 - mv.from_sq // 9) == 1
-                 for mv in s.moves)
+    beside = any(king_steps(p, mv.to_sq) <= 1 or orthogonal_steps(p, mv.from_sq) == 1 for mv in s.moves)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
                 cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
                 cfg.handled_standout * float(others.max()) if others.size else 0.0)
@@ -310,18 +334,11 @@ def face_change(s: SettleFacts, p: int) -> float:
 def knocked_face(s: SettleFacts, p: int) -> bool:
     """The face of the disc on p changed as a knock changes one (`knocked_look`) and by
     `handled_standout` times more than any other unmoved disc read again: that disc alone turned."""
-    before, after, cfg = s.before, s.after, s.cfg
-    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+    faces, cfg = s.faces, s.cfg
+    if faces is None or not faces.change[p] >= cfg.knocked_look:
         return False
-    change = look_change(before.looks, after.looks)
-    if not change[p] >= cfg.knocked_look:
-        return False
-    unmoved = np.ones(90, bool)
-    unmoved[list(s.moved_points)] = False
-    unmoved[p] = False
-    was, now = before.classes.astype(int), after.classes.astype(int)
-    others = change[unmoved & (was != EMPTY) & (now != EMPTY) & np.isfinite(change) & (change > 1e-4)]
-    return not others.size or change[p] >= cfg.handled_standout * float(others.max())
+    others = faces.change[faces.steady & (np.arange(90) != p)]
+    return not others.size or faces.change[p] >= cfg.handled_standout * float(others.max())
 
 
 def face_unchanged(s: SettleFacts, p: int) -> bool:
