@@ -1070,6 +1070,46 @@ def void_after_correction(raised: list[IncidentEvent], first_ply: int, was: list
     return [e for e in raised if e.ply >= first_ply and changed & set(e.points)]
 
 
+def between_restated(cfg: IncidentConfig, inc: IncidentEvent, was: list[Move], now: list[Move],
+                     after: Settled, ep: Episode) -> IncidentEvent | None:
+    """A between-points incident a correction voided, said again of the point the corrected record
+    puts the same piece on, when that point is next to the one reported and the disc is still off
+    its point or a hand has been over it since.
+
+    Why: the disc was seen off its point whichever point the record names. When the record had the
+    piece put down on q and the correction has it put down beside q, the disc lay between the two
+    (tuning 8402: a soldier left between b4 and b5 was read as b7b5 and reported off b5; the
+    correction to b7b4 voided the report, and by then the player had put the disc right, so
+    nothing was said of it again). A disc seen on its point at the correction that no hand came
+    near was never between points: glare made its point read empty and it was seen off the next
+    one (tests/board/test_retraction.py); that report stays voided, as do the other kinds, whose
+    evidence was judged against a record that was wrong at their points.
+    """
+    if inc.kind != "between_points" or not inc.points:
+        return None
+    q = inc.points[0]
+    occupied = (after.classes != EMPTY) & after.visible
+    centre = np.median(after.offsets[occupied], axis=0) if occupied.sum() >= cfg.min_discs_for_drift else np.zeros(2)
+    for old in was:
+        if old.to_sq != q:
+            continue
+        for new in now:
+            if new.from_sq != old.from_sq or new.to_sq == q or king_steps(new.to_sq, q) != 1:
+                continue
+            still_off = bool(after.visible[new.to_sq]
+                             and np.max(np.abs(after.offsets[new.to_sq] - centre)) >= cfg.between)
+            handled = max(covered_seconds(ep, new.to_sq), covered_seconds(ep, q)) >= cfg.handled_covered_s
+            if still_off or handled:
+                extra = {k: v for k, v in inc.extra.items() if k != "id"}
+                extra["restated_from"] = old.iccs()
+                return IncidentEvent(inc.t, inc.ply, "between_points", inc.side, [new.to_sq, q],
+                                     f"the disc reported off its point near {point_name(q)} was the piece moved "
+                                     f"{new.iccs()} (the record had said {old.iccs()}): left between "
+                                     f"{point_name(new.to_sq)} and {point_name(q)}",
+                                     frames=dict(inc.frames), evidence=dict(inc.evidence), extra=extra)
+    return None
+
+
 class IncidentTracker:
     """Applies the incident rules at each settle and keeps their memory across settles; also builds
     the incidents the tracker itself finds (knocked off, put down between points, illegal move)."""
@@ -1099,6 +1139,15 @@ class IncidentTracker:
         release was not seen as such; nothing is judged as its re-touch."""
         self.memory.last_move = None
         self.memory.last_episode = None
+
+    def restate_between(self, inc: IncidentEvent, was: list[Move], now: list[Move], after: Settled,
+                        ep: Episode) -> IncidentEvent | None:
+        """between_restated, remembered as reported on the corrected point."""
+        again = between_restated(self.cfg, inc, was, now, after, ep)
+        if again is not None:
+            self.memory.between_reported.discard(inc.points[0])
+            self.memory.between_reported.add(again.points[0])
+        return again
 
     def flush(self) -> list[Event]:
         """The source ended: knocks still waiting for a second look are reported as they are."""

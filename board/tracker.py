@@ -60,6 +60,7 @@ class TrackerConfig:
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
     capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move
     unexplained_wait_s: float = 0.8  # any other unexplained board must stay this long to be reported
+    handless_wait_s: float = 0.8     # a move made with no hand or arm seen over the board must stay this long
     lost_report_s: float = 0.3       # board not found this long → "board_lost" event
     change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
     offset_wobble: float = 0.12      # disc offset change that breaks a settle window
@@ -264,6 +265,14 @@ class Tracker:
             return ex
         ex = explain(pos, evidence, self.cfg.explain)
         first_look = self.settled is None and self.ply == 0
+        if ex.explains and ex.moves and not first_look and not self._hand_seen() and not self.window.holding:
+            # pieces do not move by themselves: a board that changed with nothing over it is a reading
+            # that flickered (a disc between points read empty for a moment, a shadow) until it has
+            # stayed a while (tuning 8398: the cannon left between b6 and c6 read gone for 0.24 s, with
+            # no hand anywhere, and was recorded as b6e6; red's real move came next). A hand the
+            # detector missed altogether only delays its move by the wait.
+            self.window.hold(self.cfg.handless_wait_s)
+            return None
         if ex.explains or first_look:
             return ex
         before = self.settled.offsets if self.settled is not None else None
@@ -277,6 +286,10 @@ class Tracker:
             self._held = None if capture else HeldBoard(frozenset(ex.residual), len(ex.moves))
             return None
         return ex
+
+    def _hand_seen(self) -> bool:
+        """Whether anything (a hand, an arm) was seen over the board in the episode being settled."""
+        return self.episode is not None and bool(self.episode.covered)
 
     def _settle(self, kind: SettleKind) -> list[Event]:
         assert self.record is not None and self.episode is not None
@@ -369,7 +382,7 @@ class Tracker:
             played = self.record.play(m, last.t)
             events.append(MoveEvent(last.t, self.ply, m.iccs(), played.side, played.notation,
                                     self.record.position.fen(), last.frame_index, score=ex.score,
-                                    inferred=(i < n - 1), capture=played.captured,
+                                    inferred=(i < n - 1) or not episode.covered, capture=played.captured,
                                     t_hand_left=self.window.hand_left_time(), t_touch=episode.t_start))
             if played.occurrences >= 3:
                 events.extend(self._repetition(last))
@@ -513,6 +526,11 @@ class Tracker:
                                     last.frame_index, score=found.after.score, capture=played.captured,
                                     corrected=True))
         events.extend(self._accept(found.after, last, episode))
+        assert self.settled is not None
+        for inc in void:
+            again = self.incidents.restate_between(inc, was, now, self.settled, episode)
+            if again is not None:
+                events.append(again)
         return events
 
     # ------------------------------------------------------------------ no start given

@@ -302,7 +302,9 @@ class Recorder:
             elif self.evidence is not None:
                 stem = f"{self._n_incident:03d}_ply{ev.ply:03d}_{ev.kind}"
                 try:
-                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points)
+                    # an incident said again (a correction restated it) keeps its first images
+                    # when its frames are no longer buffered
+                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points) or ev.evidence
                 except (OSError, ValueError) as exc:  # evidence is a courtesy; the incident itself must be kept
                     ev.extra["evidence_error"] = str(exc)
             line = self._write(ev)

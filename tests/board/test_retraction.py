@@ -14,15 +14,21 @@ from rules import Move, Side
 from synth import NoiseProfile, observations
 
 
-def glare_game_with_the_disc_seen_off_a2():
+def glare_game_with_the_disc_seen_off_a2(put_down: tuple[float, float] = (0.0, 0.0), put_right: bool = False):
     """The rook goes a0 -> a1; until black's reply glare makes a1 read empty and a2 read as a rook
     seen off its point (toward a1). So a0a2 is recorded with a between-points incident on a2,
-    and black's settle later shows a1 plainly: the record is corrected to a0a1."""
+    and black's settle later shows a1 plainly: the record is corrected to a0a1.
+    `put_down`: where on a1 the rook really went (0.42 toward a2: between a1 and a2);
+    `put_right`: red's hand puts it back on a1 after black's reply, before the board settles."""
     s = Script(seed=14).quiet(0.5)
     s.move("h2e2").quiet(0.6)
     s.move("h9g7").quiet(0.6)
-    s.move("a0a1").quiet(0.8)
-    s.move("b9c7").quiet(1.5)
+    s.move("a0a1", place_offset=put_down).quiet(0.8)
+    s.move("b9c7")
+    if put_right:
+        s.retouch("a1", "w")
+        s.offsets[idx("a1")] = 0.0
+    s.quiet(1.5)
     rook = CLASS_LETTERS.index("R")
     glare = range(s.moves[2]["frame_hand_leaves"] - 12, s.moves[2]["frame_hand_leaves"] + 18)
     obs_list = []
@@ -60,6 +66,35 @@ def test_a_between_points_incident_on_a_ply_the_correction_restates_is_retracted
     order = [e.type for e in events]
     assert order.index("tracking", order.index("incident")) < events.index(r)
     assert between[0] not in tr.raised
+
+
+def _between(events):
+    return [(e.ply, e.points) for e in events if isinstance(e, IncidentEvent) and e.kind == "between_points"]
+
+
+def test_a_disc_really_left_between_two_points_is_reported_again_on_the_point_the_correction_names():
+    """Tuning 8402: a soldier left between b4 and b5, read as b7b5 and reported off b5; the
+    correction to b7b4 voided that report and the disc was never mentioned again. The disc lay
+    between the point reported and the corrected destination beside it: the correction says so
+    again, on both points, at the ply and with the evidence of the first report."""
+    tr, events = run(glare_game_with_the_disc_seen_off_a2(put_down=(0.0, 0.42)))
+    assert _between(events) == [(3, [idx("a2")]), (3, [idx("a1"), idx("a2")])]
+    first, again = [e for e in events if isinstance(e, IncidentEvent) and e.kind == "between_points"]
+    gone = [e for e in events if isinstance(e, IncidentRetracted)]
+    assert [r.target for r in gone] == [first]
+    assert events.index(gone[0]) < events.index(again) and again in tr.raised
+    assert again.frames == first.frames and again.t == first.t
+    assert "a0a1" in again.detail and "a0a2" in again.detail and "between a1 and a2" in again.detail
+    # the disc put right by a hand before the correction's settle: it had been between points all the same
+    _, events = run(glare_game_with_the_disc_seen_off_a2(put_down=(0.0, 0.42), put_right=True))
+    assert _between(events)[-1] == (3, [idx("a1"), idx("a2")])
+
+
+def test_a_disc_that_only_glare_showed_off_its_point_is_not_reported_again_after_the_correction():
+    # on its point at the correction and no hand near it since: never between points
+    _, events = run(glare_game_with_the_disc_seen_off_a2())
+    assert _between(events) == [(3, [idx("a2")])]
+    assert [e.kind for e in events if isinstance(e, IncidentRetracted)] == ["between_points"]
 
 
 def test_a_retraction_names_the_id_the_journal_gave_the_incident():

@@ -67,11 +67,28 @@ def test_fitted_offsets_match_the_true_disc_offsets(seed, look, tilt):
     assert np.linalg.norm(common) <= 0.15
     err = np.linalg.norm(diff - common, axis=1)
     assert np.median(err) <= 0.08, f"median error {np.median(err):.3f} spacings"
-    big = np.linalg.norm(truth.offsets[occ], axis=1) >= 0.25
-    # full size, not shrunk: the fit's projection on the true offsets of the big ones
-    gain = float((fit.offsets[occ][big] * truth.offsets[occ][big]).sum() / (truth.offsets[occ][big] ** 2).sum())
+    # full size, not shrunk: the projection of the big ones' fits (less the common shift) on their
+    # true offsets. Only discs the fit found count: a fit below the coverage of a disc is no
+    # measurement (on the mat still one such fit alone moved the figure from 0.74 to 0.81)
+    big = (np.linalg.norm(truth.offsets[occ], axis=1) >= 0.25) & fit.found[occ]
+    gain = float(((fit.offsets[occ][big] - common) * truth.offsets[occ][big]).sum()
+                 / (truth.offsets[occ][big] ** 2).sum())
     assert 0.75 <= gain <= 1.25, f"offsets measured at {gain:.2f} of their size"
     assert np.median(err[big]) <= 0.13
+
+
+@pytest.mark.parametrize("seed,look,tilt", [(11, "wood", 5), (13, "mat", 30), (21, "wood", 15)])
+def test_a_discs_fit_is_the_same_whatever_other_points_are_fitted_with_it(seed, look, tilt):
+    """The patches of one call are filtered as one stacked image; a filter reaching across a seam
+    made a point's fit depend on its neighbour in the stack (tuning 8401: the corner i9 fitted
+    alone found its disc 0.44 off its point, fitted after i8 a seam's edge 0.27 off the other way)."""
+    img, truth = displaced_still(seed, look, tilt)
+    together = fit_discs(img, truth.homography)
+    for p in range(90):
+        alone = fit_discs(img, truth.homography, [p])
+        assert np.allclose(alone.offsets[0], together.offsets[p], atol=1e-9), p
+        assert alone.coverage[0] == pytest.approx(together.coverage[p]), p
+        assert alone.radius[0] == pytest.approx(together.radius[p]), p
 
 
 def test_a_disc_between_points_is_found_from_the_empty_point_nearest_it():
@@ -150,6 +167,27 @@ def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_it
     assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
     sure = sure_piece.copy()
     assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure_piece), model)
+
+
+def test_a_rim_off_an_unsurely_read_point_is_taken_though_the_models_short_offset_points_a_little_aside():
+    """Tuning 8389: a cannon left 0.39 spacings off its point, read 0.22 empty there; the model's
+    offset was 0.14 long and 38 degrees aside of the rim's (cosine 0.78), short of the 0.8 that
+    two full-size estimates must agree by, so the disc was reported on its point and nobody
+    heard it lay between points. The crop centred on the rim read the piece surely. A model
+    offset pointing across the rim's direction still keeps the model's value."""
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    unsure = np.zeros((1, 15), np.float32)
+    unsure[0, 0], unsure[0, 12] = 0.22, 0.78
+    sure_piece = np.zeros((1, 15), np.float32)
+    sure_piece[0, 12] = 1.0
+    a = np.radians(40.0)      # the still's rim is fitted 5 degrees the other way: 45 apart, cosine 0.7
+    aside = np.array([[-0.14 * np.sin(a), -0.14 * np.cos(a)]], np.float32)
+    seen = point_offsets(img, truth.homography, pts, unsure, aside, lambda *a: sure_piece)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    across = np.array([[0.14, 0.0]], np.float32)
+    assert np.allclose(point_offsets(img, truth.homography, pts, unsure, across, lambda *a: sure_piece), across)
 
 
 def test_bad_arguments_are_refused():
