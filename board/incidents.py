@@ -366,6 +366,15 @@ def off_point(s: SettleFacts, p: int) -> bool:
     return bool(unsure or np.linalg.norm(after.offsets[p]) >= cfg.between / 2)
 
 
+def discs_centre(cfg: IncidentConfig, after: Settled) -> np.ndarray:
+    """Where the discs sit relative to their points taken together (spacings): a board registration
+    a little off moves them all, and a disc is off its point relative to the others."""
+    occupied = (after.classes != EMPTY) & after.visible
+    if occupied.sum() < cfg.min_discs_for_drift:
+        return np.zeros(2)
+    return np.median(after.offsets[occupied], axis=0)
+
+
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
     """The disc on p was already off its point before (being put right is not an incident)."""
     return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= cfg.between)
@@ -496,6 +505,35 @@ def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[i
             if (dx or dy) and 0 <= qx <= 8 and 0 <= qy <= 9 and dx * off[0] + dy * off[1] > 0 \
                     and (qx - x) ** 2 + (qy - y) ** 2 < 1.0:
                 out.add(qy * 9 + qx)
+    return out
+
+
+def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]:
+    """Where `side`'s fingertips may be read while the hand puts one of its discs back on its point
+    in this episode: the point of a disc that lay between points before (was_between, or reported
+    so) and sits on its point now, and the neighbours on the side it lay toward (all four when its
+    offset was not measured: reported from a reading half empty).
+
+    Why: a rest there is the hand setting that disc right, whatever piece stands beside it
+    (tuning 8394: the soldier c4, left half way to b4, put right with the fingertips read at b4
+    for 0.96 s, and the soldier a3 under the hand's edge 'touched'; 8396: the chariot a3, read
+    half empty, put right with the fingertips on the soldier a4 beside it)."""
+    cfg, before, after = s.cfg, s.before, s.after
+    centre = discs_centre(cfg, after)
+    out: set[int] = set()
+    for q in range(90):
+        c = int(before.classes[q])
+        if c == EMPTY or not side.owns(CLASS_LETTERS[c]) or q in s.moved_points or not being_put_right(s, mem, q):
+            continue
+        back = bool(after.visible[q] and int(after.classes[q]) == c
+                    and np.max(np.abs(after.offsets[q] - centre)) < cfg.between * cfg.between_release
+                    and (after.empty_prob is None or after.empty_prob[q] < cfg.between_empty))
+        if not back:
+            continue
+        lean = beside_displaced_disc(cfg, before, q)
+        if not lean and not was_between(cfg, before, q):
+            lean = {r for r in range(90) if orthogonal_steps(q, r) == 1}
+        out |= {q} | lean
     return out
 
 
@@ -743,9 +781,12 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts_of(d)]
             if over:
                 aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
+    righting = put_right_reach(s, mem, mover)
     for i, d in enumerate(ds[:limit]):
         if i in aside:
             continue      # setting the victim down beyond the edge
+        if righting & set(tips_of(d)):
+            continue      # the fingertips over a disc put back on its point this episode, or beside it
         cands = contacts_of(d)
         if any(p in early for p in cands):
             if any(p in early for p in tips_of(d)) or not any(
@@ -991,8 +1032,7 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
     cfg, before, after = s.cfg, s.before, s.after
     moved = s.moved_points
     mover = s.mover
-    occupied = (after.classes != EMPTY) & after.visible
-    centre = np.median(after.offsets[occupied], axis=0) if occupied.sum() >= cfg.min_discs_for_drift else np.zeros(2)
+    centre = discs_centre(cfg, after)
     for p in range(90):
         c = int(after.classes[p])
         if c == EMPTY or not after.visible[p]:
@@ -1088,8 +1128,7 @@ def between_restated(cfg: IncidentConfig, inc: IncidentEvent, was: list[Move], n
     if inc.kind != "between_points" or not inc.points:
         return None
     q = inc.points[0]
-    occupied = (after.classes != EMPTY) & after.visible
-    centre = np.median(after.offsets[occupied], axis=0) if occupied.sum() >= cfg.min_discs_for_drift else np.zeros(2)
+    centre = discs_centre(cfg, after)
     for old in was:
         if old.to_sq != q:
             continue

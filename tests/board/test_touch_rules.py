@@ -591,3 +591,21 @@ def test_a_rest_naming_one_piece_also_names_the_piece_beside_the_fingertips_whos
     ev = _settle(IncidentTracker(), Position(), "h2h4", stretches, looks_changed={"h0": 0.4, "i0": 0.27})
     touch = [e for e in ev if e.kind == "touch_move_other"]
     assert [point_name(p) for p in touch[0].points] == ["h0", "i0", "h2"]
+
+
+def test_a_hand_putting_its_own_disc_back_on_its_point_touches_no_piece_beside_it():
+    """Tuning 8394: red's soldier c4, left half way to b4, was put right before the next move with
+    the fingertips read at b4 for a second, the soldier a3 under the hand's edge; that was
+    reported as a touch of a3. The disc is back on its point after the episode: the rest was the
+    hand setting it right. Left where it was, the same rest is a touch."""
+    pos = Position()
+    for m in ("c3c4", "h9g7"):
+        pos.push(Move.from_iccs(m))
+    righting = (["b0", "b1", "b2", "a3", "b3", "c3", "a4", "b4", "c4"], 0.96)   # fingertips b4/a4, a3 under them
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    put_right = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
+                        offsets_after={"c4": (0.0, 0.0)})
+    assert _touches(put_right) == []
+    left_off = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
+                       offsets_after={"c4": (-0.49, 0.0)})
+    assert _touches(left_off) and _p("a3") in _touches(left_off)[0]
