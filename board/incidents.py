@@ -839,10 +839,21 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
-    ep = s.episode
-    if not any(q in contacts(ep, d, mover) for d in dwells(ep, mover, 0.0)):
-        return None     # never under the mover's fingers: something else changed it
+    if under_fingers_seconds(s.episode, mover, q) < s.cfg.handled_covered_s:
+        # hardly under the mover's fingers: something else changed it (tuning 8392: red's hand
+        # came in over e0 for one frame on its way to e3, the back rank's faces all changed a
+        # little under the arm, e0's most, 0.21; every touch this rule found in 112 tuning games
+        # had the fingers over the piece 0.9 s or more)
+        return None
     return Touch([q], None)
+
+
+def under_fingers_seconds(ep: Episode, side: Side, q: int) -> float:
+    """How long point q was among the places `side`'s fingers may have been (contacts), summed
+    over the episode's stretches."""
+    interval = (ep.t_last - ep.t_start) / max(ep.frames - 1, 1)
+    return sum((d.frame_end - d.frame_start + 1) * interval for d in dwells(ep, side, 0.0)
+               if q in contacts(ep, d, side))
 
 
 # ---------------------------------------------------------------- the rules, in order

@@ -609,3 +609,16 @@ def test_a_hand_putting_its_own_disc_back_on_its_point_touches_no_piece_beside_i
     left_off = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
                        offsets_after={"c4": (-0.49, 0.0)})
     assert _touches(left_off) and _p("a3") in _touches(left_off)[0]
+
+
+def test_a_changed_face_the_movers_fingers_passed_over_for_a_moment_is_no_touch():
+    """Tuning 8392: red's hand came in over the general e0 for one frame on its way to the soldier
+    e3 and stayed over it as an arm while the soldier went to e4; e0's face changed 0.21, a little
+    more than its neighbours' under the arm. Fingers over a piece for a frame do not turn it; the
+    same face change with the fingers over it a while is a touch."""
+    arm = ["e0", "e1", "e2"]
+    passing = [(["e0", "d0", "f0"], 0.04), (arm + ["e3", "f3"], 0.4), (arm + ["e3", "e4"], 0.44)]
+    assert _touches(_settle(IncidentTracker(), Position(), "e3e4", passing, looks_changed={"e0": 0.6})) == []
+    resting = [(["e0", "d0", "f0"], 0.3)] + passing[1:]
+    ev = _settle(IncidentTracker(), Position(), "e3e4", resting, looks_changed={"e0": 0.6})
+    assert _touches(ev) == [sorted([_p("e0"), _p("e3")])]
