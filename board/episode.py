@@ -139,6 +139,9 @@ class Episode:
     covered: list = field(default_factory=list)
     homography: np.ndarray | None = None    # the board pose last seen (for parallax)
     unsteady_frames: int = 0                # frames taken while the camera moved (only a hand already there counted)
+    # the last frame each point was seen uncovered and read as the piece it held when the episode
+    # began (-1: never): a piece moved with the hand unseen was picked up after this frame
+    home_last_seen: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
                offsets: np.ndarray | None, unsteady: bool = False) -> None:
@@ -165,6 +168,9 @@ class Episode:
         if unsteady:
             return
         vis = ~occ
+        held = self.before.classes != 0
+        home = vis & held & (np.argmax(np.asarray(probs), axis=1) == self.before.classes)
+        self.home_last_seen[home] = frame_index
         shift = np.linalg.norm(np.asarray(offsets, dtype=np.float64) - self.before.offsets, axis=1)
         shift = np.where(vis, shift, 0.0)
         grow = shift > self.max_shift

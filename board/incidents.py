@@ -655,12 +655,60 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
 
     stretches = dwells(ep, mover, 0.0)
+    ds = steady_rests(stretches, contacts_of, lambda p: int(before.classes[p]) != EMPTY, cfg.dwell_s)
+    righting = put_right_reach(s, mem, mover)
+
+    def first_touch(limit: int, early: set[int], picks: list[int], aside: set[int]) -> Touch | None:
+        """The first of the rests before ds[limit] that was on another own unmoved piece."""
+        for i, d in enumerate(ds[:limit]):
+            if i in aside:
+                continue      # setting the victim down beyond the edge
+            if righting & set(tips_of(d)):
+                continue      # the fingertips over a disc put back on its point this episode, or beside it
+            cands = contacts_of(d)
+            if any(p in early for p in cands):
+                if any(p in early for p in tips_of(d)) or not any(
+                        j > i and m.from_sq in tips_of(ds[j]) for j in picks):
+                    continue      # the hand may have been on the moved piece itself
+                # the moved piece lay only beside the fingertips (a step toward the camera or the
+                # player's edge), and a later rest had them on it: this rest was on another piece
+                # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it
+                # moved; 8371: the rest on it came after the capture's victim was lifted)
+                cands = [p for p in cands if p not in early]
+            pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
+            if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:
+                # fingertips read on an empty point with the opponent's piece beside it and an own
+                # piece under the fingers too: the rest is on the own piece (tuning clip 8819: black's
+                # lead at the empty i5, red's cannon on h5 beside it, the soldier i6 touched)
+                pieces = [p for p in pieces if own_unmoved(p)] or pieces
+            if not pieces or not own_unmoved(pieces[0]):
+                continue      # on no piece, the opponent's, or one being put right (between points)
+            # where the fingers were is uncertain by a point: name the own pieces the
+            # fingertips may have been on (the arbiter looks at the evidence frames)
+            tip_points = tips_of(d)
+            named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
+            if len(named) == 1:
+                # one piece named: an own piece a step from the fingertips whose face turned as a
+                # touch turns one is the other the fingers may have been on (tuning clip 8814: the
+                # rest read at i1 named the chariot i0, face changed 0.27; the horse h0 beside it,
+                # the piece touched, changed 0.40)
+                turned = [q for q in range(90) if q not in named and own_unmoved(q)
+                          and any(king_steps(q, tp) <= 1 for tp in tip_points)
+                          and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
+                named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
+            if named:
+                return Touch(named[:2], d)
+        return None
+
     if not any(king_steps(q, m.to_sq) <= 1 for d in stretches for q in contacts_of(d)):
         # the mover's fingertips were never seen near where the piece was put down: the detector
-        # lost the hand for the move, and a rest before it cannot be put in order with the pick-up
-        # (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on h9)
-        return None
-    ds = steady_rests(stretches, contacts_of, lambda p: int(before.classes[p]) != EMPTY, cfg.dwell_s)
+        # lost the hand for the move, and the rests cannot be put in order with the pick-up by the
+        # hand (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on
+        # h9). The moved piece still read on its point after a rest ended was picked up later:
+        # that rest came first (tuning 8402: red rested on the soldier a3 for 1.2 s, then moved
+        # c3c4 with the hand never seen there; c3 read its soldier until half a second later)
+        seen_home = int(ep.home_last_seen[m.from_sq])
+        return first_touch(sum(1 for d in ds if d.frame_end < seen_home), involved, [], set())
     cs = [contact(d) for d in ds]
 
     def taken_before(d: Dwell) -> bool:
@@ -781,46 +829,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
             over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts_of(d)]
             if over:
                 aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
-    righting = put_right_reach(s, mem, mover)
-    for i, d in enumerate(ds[:limit]):
-        if i in aside:
-            continue      # setting the victim down beyond the edge
-        if righting & set(tips_of(d)):
-            continue      # the fingertips over a disc put back on its point this episode, or beside it
-        cands = contacts_of(d)
-        if any(p in early for p in cands):
-            if any(p in early for p in tips_of(d)) or not any(
-                    j > i and m.from_sq in tips_of(ds[j]) for j in picks):
-                continue      # the hand may have been on the moved piece itself
-            # the moved piece lay only beside the fingertips (a step toward the camera or the
-            # player's edge), and a later rest had them on it: this rest was on another piece
-            # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it
-            # moved; 8371: the rest on it came after the capture's victim was lifted)
-            cands = [p for p in cands if p not in early]
-        pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
-        if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:
-            # fingertips read on an empty point with the opponent's piece beside it and an own
-            # piece under the fingers too: the rest is on the own piece (tuning clip 8819: black's
-            # lead at the empty i5, red's cannon on h5 beside it, the soldier i6 touched)
-            pieces = [p for p in pieces if own_unmoved(p)] or pieces
-        if not pieces or not own_unmoved(pieces[0]):
-            continue      # on no piece, the opponent's, or one being put right (between points)
-        # where the fingers were is uncertain by a point: name the own pieces the
-        # fingertips may have been on (the arbiter looks at the evidence frames)
-        tip_points = tips_of(d)
-        named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
-        if len(named) == 1:
-            # one piece named: an own piece a step from the fingertips whose face turned as a
-            # touch turns one is the other the fingers may have been on (tuning clip 8814: the
-            # rest read at i1 named the chariot i0, face changed 0.27; the horse h0 beside it,
-            # the piece touched, changed 0.40)
-            turned = [q for q in range(90) if q not in named and own_unmoved(q)
-                      and any(king_steps(q, tp) <= 1 for tp in tip_points)
-                      and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
-            named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
-        if named:
-            return Touch(named[:2], d)
-    return None
+    return first_touch(limit, early, picks, aside)
 
 
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
