@@ -79,6 +79,7 @@ class IncidentConfig:
     handled_shift: float = 0.15       # ... and moved less than this (spacings): farther is a knock, not a touch
     handled_standout: float = 1.4     # ... and changed this many times more than any other piece read again
     handled_covered_s: float = 0.2    # ... and lay under a hand this long (a passing arm covers a piece briefly)
+    handled_fingers_s: float = 0.1    # ... and under the mover's fingers this long in all (more than two frames at 25 fps)
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
@@ -848,11 +849,11 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
-    if under_fingers_seconds(s.episode, mover, q) < s.cfg.handled_covered_s:
+    if under_fingers_seconds(s.episode, mover, q) < s.cfg.handled_fingers_s:
         # hardly under the mover's fingers: something else changed it (tuning 8392: red's hand
         # came in over e0 for one frame on its way to e3, the back rank's faces all changed a
-        # little under the arm, e0's most, 0.21; every touch this rule found in 112 tuning games
-        # had the fingers over the piece 0.9 s or more)
+        # little under the arm, e0's most, 0.21; the touches this rule found in 112 tuning games
+        # had the fingers over the piece 0.16 s or more, most of them a second)
         return None
     return Touch([q], None)
 
