@@ -515,10 +515,10 @@ def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]
     so) and sits on its point now, and the neighbours on the side it lay toward (all four when its
     offset was not measured: reported from a reading half empty).
 
-    Why: a rest there is the hand setting that disc right, whatever piece stands beside it
-    (tuning 8394: the soldier c4, left half way to b4, put right with the fingertips read at b4
+    Why: a rest there may be the hand setting that disc right rather than touching the piece beside
+    it (tuning 8394: the soldier c4, left half way to b4, put right with the fingertips read at b4
     for 0.96 s, and the soldier a3 under the hand's edge 'touched'; 8396: the chariot a3, read
-    half empty, put right with the fingertips on the soldier a4 beside it)."""
+    half empty, put right with the fingertips on the soldier a4 beside it). Its face tells which."""
     cfg, before, after = s.cfg, s.before, s.after
     centre = discs_centre(cfg, after)
     out: set[int] = set()
@@ -664,8 +664,10 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         for i, d in enumerate(ds[:limit]):
             if i in aside:
                 continue      # setting the victim down beyond the edge
-            if righting & set(tips_of(d)):
-                continue      # the fingertips over a disc put back on its point this episode, or beside it
+            # the fingertips over a disc put back on its point this episode, or beside it: that rest
+            # names a piece only if its face turned as a touch turns one (tuning 8392: black put the
+            # cannon g5 right and touched the soldier i6 beside the spot, face 0.30)
+            righting_rest = bool(righting & set(tips_of(d)))
             cands = contacts_of(d)
             if any(p in early for p in cands):
                 if any(p in early for p in tips_of(d)) or not any(
@@ -697,6 +699,8 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                           and any(king_steps(q, tp) <= 1 for tp in tip_points)
                           and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
                 named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
+            if righting_rest:
+                named = [q for q in named if face_change(s, q) >= cfg.handled_look]
             if named:
                 return Touch(named[:2], d)
         return None

@@ -643,3 +643,16 @@ def test_a_rest_on_another_piece_before_a_move_the_hand_was_lost_for_is_a_touch_
     ev = _settle(IncidentTracker(), Position(), "c3c4", [rest] + unseen, vacated=("c3", 2))
     assert _touches(ev) == [sorted([_p("a3"), _p("c3")])]
     assert _touches(_settle(IncidentTracker(), Position(), "c3c4", [rest] + unseen, vacated=("c3", 0))) == []
+
+
+def test_a_piece_beside_a_disc_being_put_right_whose_face_turned_was_touched():
+    """Tuning 8392: black put its cannon back on g5 and rested beside it with the soldier i6 under
+    the fingers, turning it (face 0.30): the rest beside the disc being put right was a touch."""
+    pos = Position()
+    for m in ("c3c4", "h9g7"):
+        pos.push(Move.from_iccs(m))
+    righting = (["b0", "b1", "b2", "a3", "b3", "c3", "a4", "b4", "c4"], 0.96)
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
+                 offsets_after={"c4": (0.0, 0.0)}, looks_changed={"a3": 0.4, "c4": 0.6})
+    assert _touches(ev) and _p("a3") in _touches(ev)[0]
