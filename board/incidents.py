@@ -53,6 +53,7 @@ from .explain import CLASS_LETTERS, EMPTY, Explanation, PhysicalMove
 class IncidentConfig:
     touch: float = 0.1         # settled offset change (spacings) that means a covered disc was handled
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
+    unseen_move_dwell_s: float = 0.5  # a rest before a move the hand was lost for counts from this long
     # a moved disc read this likely empty at its destination is off the point (tuning: discs left
     # between points read 0.42-0.80 empty; an elephant put down 0.19 off read 0.33, tuning 8312)
     between_empty: float = 0.38
@@ -659,11 +660,12 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     ds = steady_rests(stretches, contacts_of, lambda p: int(before.classes[p]) != EMPTY, cfg.dwell_s)
     righting = put_right_reach(s, mem, mover)
 
-    def first_touch(limit: int, early: set[int], picks: list[int], aside: set[int]) -> Touch | None:
-        """The first of the rests before ds[limit] that was on another own unmoved piece."""
+    def first_touch(limit: int, early: set[int], picks: list[int], skip: set[int]) -> Touch | None:
+        """The first of the rests before ds[limit], less those in `skip`, that was on another own
+        unmoved piece."""
         for i, d in enumerate(ds[:limit]):
-            if i in aside:
-                continue      # setting the victim down beyond the edge
+            if i in skip:
+                continue      # setting a victim down beyond the edge, or too short to count
             # the fingertips over a disc put back on its point this episode, or beside it: that rest
             # names a piece only if its face turned as a touch turns one (tuning 8392: black put the
             # cannon g5 right and touched the soldier i6 beside the spot, face 0.30)
@@ -712,8 +714,14 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # h9). The moved piece still read on its point after a rest ended was picked up later:
         # that rest came first (tuning 8402: red rested on the soldier a3 for 1.2 s, then moved
         # c3c4 with the hand never seen there; c3 read its soldier until half a second later)
+        # Only a long rest counts so: without the hand's path the stretches seen may be a phantom
+        # (tuning 8385: red's hand unseen taking b2 to b9, a 0.36 s 'rest' read at i1 under a
+        # change of light that turned every face 0.3-0.5)
         seen_home = int(ep.home_last_seen[m.from_sq])
-        return first_touch(sum(1 for d in ds if d.frame_end < seen_home), involved, [], set())
+        before_pick = sum(1 for d in ds if d.frame_end < seen_home)
+        long_rests = [i for i, d in enumerate(ds[:before_pick]) if d.seconds >= cfg.unseen_move_dwell_s]
+        return first_touch(long_rests[-1] + 1, involved, [], set(range(before_pick)) - set(long_rests)) \
+            if long_rests else None
     cs = [contact(d) for d in ds]
 
     def taken_before(d: Dwell) -> bool:

@@ -643,6 +643,10 @@ def test_a_rest_on_another_piece_before_a_move_the_hand_was_lost_for_is_a_touch_
     ev = _settle(IncidentTracker(), Position(), "c3c4", [rest] + unseen, vacated=("c3", 2))
     assert _touches(ev) == [sorted([_p("a3"), _p("c3")])]
     assert _touches(_settle(IncidentTracker(), Position(), "c3c4", [rest] + unseen, vacated=("c3", 0))) == []
+    # a short 'rest' with the hand unseen for the move may be a phantom (tuning 8385: 0.36 s read at
+    # i1 under a change of light while the hand took b2 to b9 unseen): it needs 0.5 s to count
+    short = (rest[0], 0.36)
+    assert _touches(_settle(IncidentTracker(), Position(), "c3c4", [short] + unseen, vacated=("c3", 2))) == []
 
 
 def test_a_piece_beside_a_disc_being_put_right_whose_face_turned_was_touched():
