@@ -143,6 +143,16 @@ class Episode:
     # began (-1: never): a piece moved with the hand unseen was picked up after this frame
     home_last_seen: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
 
+    @property
+    def frame_interval(self) -> float:
+        """Seconds between two of the episode's frames (its span over its frame count)."""
+        return (self.t_last - self.t_start) / max(self.frames - 1, 1)
+
+    @property
+    def hand_seen(self) -> bool:
+        """Whether anything (a hand, an arm) was seen over the board in the episode."""
+        return bool(self.covered)
+
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
                offsets: np.ndarray | None, unsteady: bool = False) -> None:
         """Add one frame. `occluded` None means the board was not found in this frame; `unsteady`

@@ -268,8 +268,7 @@ def look_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 
 def covered_seconds(ep: Episode, p: int) -> float:
     """How long a hand covered point p in this episode (its frames times the frame interval)."""
-    interval = (ep.t_last - ep.t_start) / max(ep.frames - 1, 1)
-    return float(ep.occluded_frames[p]) * interval
+    return float(ep.occluded_frames[p]) * ep.frame_interval
 
 
 def handled_piece(s: SettleFacts) -> int | None:
@@ -375,6 +374,12 @@ def discs_centre(cfg: IncidentConfig, after: Settled) -> np.ndarray:
     if occupied.sum() < cfg.min_discs_for_drift:
         return np.zeros(2)
     return np.median(after.offsets[occupied], axis=0)
+
+
+def off_centre(settled: Settled, p: int, centre: np.ndarray) -> float:
+    """How far the disc on p sits from its point relative to the discs' centre (discs_centre), on
+    the larger axis (spacings)."""
+    return float(np.max(np.abs(settled.offsets[p] - centre)))
 
 
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
@@ -528,7 +533,7 @@ def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]
         if c == EMPTY or not side.owns(CLASS_LETTERS[c]) or q in s.moved_points or not being_put_right(s, mem, q):
             continue
         back = bool(after.visible[q] and int(after.classes[q]) == c
-                    and np.max(np.abs(after.offsets[q] - centre)) < cfg.between * cfg.between_release
+                    and off_centre(after, q, centre) < cfg.between * cfg.between_release
                     and (after.empty_prob is None or after.empty_prob[q] < cfg.between_empty))
         if not back:
             continue
@@ -719,9 +724,8 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # change of light that turned every face 0.3-0.5)
         seen_home = int(ep.home_last_seen[m.from_sq])
         before_pick = sum(1 for d in ds if d.frame_end < seen_home)
-        long_rests = [i for i, d in enumerate(ds[:before_pick]) if d.seconds >= cfg.unseen_move_dwell_s]
-        return first_touch(long_rests[-1] + 1, involved, [], set(range(before_pick)) - set(long_rests)) \
-            if long_rests else None
+        short = {i for i, d in enumerate(ds[:before_pick]) if d.seconds < cfg.unseen_move_dwell_s}
+        return first_touch(before_pick, involved, [], short)
     cs = [contact(d) for d in ds]
 
     def taken_before(d: Dwell) -> bool:
@@ -873,8 +877,7 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
 def under_fingers_seconds(ep: Episode, side: Side, q: int) -> float:
     """How long point q was among the places `side`'s fingers may have been (contacts), summed
     over the episode's stretches."""
-    interval = (ep.t_last - ep.t_start) / max(ep.frames - 1, 1)
-    return sum((d.frame_end - d.frame_start + 1) * interval for d in dwells(ep, side, 0.0)
+    return sum((d.frame_end - d.frame_start + 1) * ep.frame_interval for d in dwells(ep, side, 0.0)
                if q in contacts(ep, d, side))
 
 
@@ -1071,7 +1074,7 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
         if c == EMPTY or not after.visible[p]:
             mem.between_reported.discard(p)
             continue
-        mag = float(np.max(np.abs(after.offsets[p] - centre)))
+        mag = off_centre(after, p, centre)
         # a moved disc the reader sees as half an empty point is off its point too
         blurred = (p in moved and after.empty_prob is not None
                    and after.empty_prob[p] >= cfg.between_empty and p not in mem.between_reported)
@@ -1089,7 +1092,7 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
             continue
         if p in mem.between_reported:
             continue
-        was = float(np.max(np.abs(before.offsets[p] - centre))) if before.visible[p] else 0.0
+        was = off_centre(before, p, centre) if before.visible[p] else 0.0
         if p not in moved and was >= cfg.between:
             continue
         if p not in moved and before.visible[p] and (disc_shift(s, p) < cfg.knock or face_kept(s, p)):
@@ -1168,8 +1171,7 @@ def between_restated(cfg: IncidentConfig, inc: IncidentEvent, was: list[Move], n
         for new in now:
             if new.from_sq != old.from_sq or new.to_sq == q or king_steps(new.to_sq, q) != 1:
                 continue
-            still_off = bool(after.visible[new.to_sq]
-                             and np.max(np.abs(after.offsets[new.to_sq] - centre)) >= cfg.between)
+            still_off = bool(after.visible[new.to_sq] and off_centre(after, new.to_sq, centre) >= cfg.between)
             handled = max(covered_seconds(ep, new.to_sq), covered_seconds(ep, q)) >= cfg.handled_covered_s
             if still_off or handled:
                 extra = {k: v for k, v in inc.extra.items() if k != "id"}

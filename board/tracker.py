@@ -265,7 +265,8 @@ class Tracker:
             return ex
         ex = explain(pos, evidence, self.cfg.explain)
         first_look = self.settled is None and self.ply == 0
-        if ex.explains and ex.moves and not first_look and not self._hand_seen() and not self.window.holding:
+        if ex.explains and ex.moves and not first_look and self.episode is not None and not self.episode.hand_seen \
+                and not self.window.holding:
             # pieces do not move by themselves: a board that changed with nothing over it is a reading
             # that flickered (a disc between points read empty for a moment, a shadow) until it has
             # stayed a while (tuning 8398: the cannon left between b6 and c6 read gone for 0.24 s, with
@@ -286,10 +287,6 @@ class Tracker:
             self._held = None if capture else HeldBoard(frozenset(ex.residual), len(ex.moves))
             return None
         return ex
-
-    def _hand_seen(self) -> bool:
-        """Whether anything (a hand, an arm) was seen over the board in the episode being settled."""
-        return self.episode is not None and bool(self.episode.covered)
 
     def _settle(self, kind: SettleKind) -> list[Event]:
         assert self.record is not None and self.episode is not None
@@ -382,7 +379,7 @@ class Tracker:
             played = self.record.play(m, last.t)
             events.append(MoveEvent(last.t, self.ply, m.iccs(), played.side, played.notation,
                                     self.record.position.fen(), last.frame_index, score=ex.score,
-                                    inferred=(i < n - 1) or not episode.covered, capture=played.captured,
+                                    inferred=(i < n - 1) or not episode.hand_seen, capture=played.captured,
                                     t_hand_left=self.window.hand_left_time(), t_touch=episode.t_start))
             if played.occurrences >= 3:
                 events.extend(self._repetition(last))
