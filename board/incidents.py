@@ -615,94 +615,286 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
     return out
 
 
-def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
-    """The mover's rest on another own unmoved piece before the dwell that picked up the moved one."""
-    ep, before, moves = s.episode, s.before, s.moves
-    mover = s.mover
-    assert mover is not None
-    cfg = s.cfg
-    m = moves[0]
-    # a moved disc that sat off its point is picked up where it sat: a rest read on the point
-    # beside it is that pick-up (and the piece there is no more touched than the moved one)
-    beside = beside_displaced_disc(cfg, before, m.from_sq)
-    involved = s.moved_points | beside
+@dataclass
+class RestOrder:
+    """The mover's rests put in order with the move (the steps of `touched_before_move`).
 
-    def own_unmoved(p: int) -> bool:
-        return p not in involved and p not in knocked and own_piece(s, mem, mover, p)
+    `contact_at[i]`: the point rest i was on, as far as the move is concerned (the moved piece's
+    point for a rest that picked it up); `early`: points a rest on which may be the hand on the
+    moved piece itself; `put_down`: the index of the rest that put the piece down (len(rests)
+    when none was seen); `picks`: rests on the moved piece before it; `first_over`: the frame
+    the hand first came over the moved piece (plain moves only)."""
 
-    # where the fingers may be over each stretch (its contacts, its fingertip points): asked
-    # many times below for the same stretches, each answer a pass over the episode's frames
-    seen_contacts: dict[tuple[int, int], list[int]] = {}
-    seen_tips: dict[tuple[int, int], list[int]] = {}
+    contact_at: list[int | None]
+    early: set[int]
+    put_down: int
+    picks: list[int]
+    first_over: int | None
 
-    def contacts_of(d: Dwell) -> list[int]:
+
+class MoverRests:
+    """One settle's rests of the mover's hand, and where its fingers may have been over each.
+
+    The touch-move rule asks the same few questions of the same stretches many times (their
+    contacts, their fingertip points), each answer a pass over the episode's frames: they are
+    kept here once asked."""
+
+    def __init__(self, s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> None:
+        assert s.mover is not None
+        self.s, self.mem, self.knocked = s, mem, knocked
+        self.mover: Side = s.mover
+        self.move = s.moves[0]
+        self.capture = self.move.to_sq in s.before_pos.pieces()
+        # a moved disc that sat off its point is picked up where it sat: a rest read on the point
+        # beside it is that pick-up (and the piece there is no more touched than the moved one)
+        self.beside = beside_displaced_disc(s.cfg, s.before, self.move.from_sq)
+        self.involved = s.moved_points | self.beside
+        self._contacts: dict[tuple[int, int], list[int]] = {}
+        self._tips: dict[tuple[int, int], list[int]] = {}
+        self.stretches = dwells(s.episode, self.mover, 0.0)
+        self.rests = steady_rests(self.stretches, self.contacts_of, self.occupied, s.cfg.dwell_s)
+        self.righting = put_right_reach(s, mem, self.mover)
+
+    def occupied(self, p: int) -> bool:
+        return int(self.s.before.classes[p]) != EMPTY
+
+    def own_unmoved(self, p: int) -> bool:
+        return p not in self.involved and p not in self.knocked and own_piece(self.s, self.mem, self.mover, p)
+
+    def contacts_of(self, d: Dwell) -> list[int]:
         key = (d.frame_start, d.frame_end)
-        if key not in seen_contacts:
-            seen_contacts[key] = contacts(ep, d, mover)
-        return seen_contacts[key]
+        if key not in self._contacts:
+            self._contacts[key] = contacts(self.s.episode, d, self.mover)
+        return self._contacts[key]
 
-    def tips_of(d: Dwell) -> list[int]:
+    def tips_of(self, d: Dwell) -> list[int]:
         key = (d.frame_start, d.frame_end)
-        if key not in seen_tips:
-            seen_tips[key] = tips(ep, d, mover)
-        return seen_tips[key]
+        if key not in self._tips:
+            self._tips[key] = tips(self.s.episode, d, self.mover)
+        return self._tips[key]
 
-    def contact(d: Dwell, moving: set[int] = involved) -> int | None:
-        # where the fingers may be is a few points; if the moved piece is one of
-        # them, the rest was on it (never accuse a touch the pick-up explains)
-        cands = contacts_of(d)
+    def contact(self, d: Dwell, moving: set[int] | None = None) -> int | None:
+        """Where rest d was: where the fingers may be is a few points; if the moved piece is one
+        of them, the rest was on it (never accuse a touch the pick-up explains)."""
+        moving = self.involved if moving is None else moving
+        cands = self.contacts_of(d)
         for p in cands:
-            if p in beside:
-                return m.from_sq
+            if p in self.beside:
+                return self.move.from_sq
             if p in moving:
                 return p
         for p in cands:
-            if int(before.classes[p]) != EMPTY:
+            if self.occupied(p):
                 return p
         return None
 
-    stretches = dwells(ep, mover, 0.0)
-    ds = steady_rests(stretches, contacts_of, lambda p: int(before.classes[p]) != EMPTY, cfg.dwell_s)
-    righting = put_right_reach(s, mem, mover)
+    def hand_seen_at_destination(self) -> bool:
+        """The mover's fingertips came within a step of where the piece was put down."""
+        return any(king_steps(q, self.move.to_sq) <= 1 for d in self.stretches for q in self.contacts_of(d))
 
-    def first_touch(limit: int, early: set[int], picks: list[int], skip: set[int]) -> Touch | None:
-        """The first of the rests before ds[limit], less those in `skip`, that was on another own
-        unmoved piece."""
-        for i, d in enumerate(ds[:limit]):
+    def touch_before_unseen_move(self) -> Touch | None:
+        """The detector lost the hand for the move, so the rests cannot be put in order with the
+        pick-up by the hand (tuning clip 8365: glare hid red's hand from before the pick-up to the
+        capture on h9). The moved piece still read on its point after a rest ended was picked up
+        later: that rest came first (tuning 8402: red rested on the soldier a3 for 1.2 s, then
+        moved c3c4 with the hand never seen there; c3 read its soldier until half a second later).
+        Only a long rest counts so: without the hand's path the stretches seen may be a phantom
+        (tuning 8385: red's hand unseen taking b2 to b9, a 0.36 s 'rest' read at i1 under a change
+        of light that turned every face 0.3-0.5)."""
+        seen_home = int(self.s.episode.home_last_seen[self.move.from_sq])
+        before_pick = sum(1 for d in self.rests if d.frame_end < seen_home)
+        short = {i for i, d in enumerate(self.rests[:before_pick]) if d.seconds < self.s.cfg.unseen_move_dwell_s}
+        return self.first_touch(before_pick, self.involved, [], short)
+
+    def taken_before(self, d: Dwell) -> bool:
+        """The fingertips stayed on the moved piece a while before rest d: it was picked up then,
+        and a rest on it after this one is the hand leaving over it (tuning clip 8316: the
+        elephant taken from c9, put on e7 with the lead at e6, the hand resting over c9 as it
+        left; the put-down was read as a touch of the soldier e6)."""
+        m = self.move
+        return any(e.frame_end < d.frame_start and e.t_end - e.t_start >= self.s.cfg.lone_dwell_s - 1e-6
+                   and m.from_sq in self.tips_of(e) for e in self.stretches)
+
+    def order(self) -> RestOrder:
+        """Which rest picked the piece up and which put it down."""
+        m, ds = self.move, self.rests
+        cs = [self.contact(d) for d in ds]
+        # An empty destination cannot be touched before the piece is picked up: a rest read there
+        # before the last rest on the moved piece is the hand on its way, and the fingertips may
+        # be on a piece beside it (the king the player touched first, then the advisor moved)
+        early = self.involved
+        first_over: int | None = None
+        if not self.capture:
+            early = self.involved - {m.to_sq}
+            first_over = self._first_over()
+            last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
+            for i, d in enumerate(ds):
+                if cs[i] == m.to_sq and ((i < last_pick and not self.taken_before(d))
+                                         or (first_over is not None and d.frame_end < first_over)):
+                    cs[i] = self.contact(d, early)
+        put_down = self._put_down(cs, first_over)
+        return RestOrder(cs, early, put_down, self._picks(cs, put_down), first_over)
+
+    def _first_over(self) -> int | None:
+        """When the hand first came over the moved piece: a rest read on a plain move's
+        destination before that is on a piece beside it (tuning clip 8325: black's fingers on
+        the chariot i9, the hand's lead over the empty i8 beyond it; the soldier i7 was moved to
+        i8 later, picked up too quickly for a rest). Over it: among a stretch's contacts, or, for
+        a piece on the mover's own edge rank, anywhere under the hand (tuning clip 8378: the
+        chariot i0 taken with red's lead two points beyond it; a hand reaching in from its edge
+        covers the pieces there before its lead comes near them)."""
+        m = self.move
+        edge_rank = 0 if self.mover == Side.RED else 9
+        return min([d.frame_start for d in self.stretches if m.from_sq in self.contacts_of(d)]
+                   + [f for f, _, c in self.s.episode.covered if m.from_sq // 9 == edge_rank and m.from_sq in c],
+                   default=None)
+
+    def _put_down(self, cs: list[int | None], first_over: int | None) -> int:
+        """The rest that put the piece down: the last rest on the destination. A victim lifted
+        first (a rest on the destination before the pick-up) is carried off the board; rests
+        after it are not touches."""
+        m, ds = self.move, self.rests
+        at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
+        if at_t:
+            return at_t[-1]
+        if first_over is not None:
+            # no rest read on the empty destination: a rest with the fingertips on empty points a
+            # step from it, after the hand came over the moved piece and with the fingertips never
+            # over the destination itself later, put it down (the hand's region stopping a point
+            # short of where the fingers are); rests after it are no touches (tuning clip 8372:
+            # the elephant c9 put on e7 with black's lead at d8/e8, then the hand leaving over c9)
+            near = [i for i, d in enumerate(ds) if d.frame_start > first_over and all(
+                    q != m.to_sq and king_steps(q, m.to_sq) <= 1 and not self.occupied(q)
+                    for q in self.tips_of(d)) and not any(
+                    e.frame_start > d.frame_end and m.to_sq in self.tips_of(e) for e in self.stretches)]
+            if near:
+                return near[0]
+        return len(ds)
+
+    def _picks(self, cs: list[int | None], put_down: int) -> list[int]:
+        """The rests on the moved piece before it was put down. On a plain move, a rest on it
+        after the fingertips went over its (empty) destination, with a rest on it before that, is
+        the hand leaving over the point it emptied: the piece was picked up at the earlier rest
+        and put down in passing (tuning clip 8385: the horse b0 taken with the fingertips at b1,
+        put on a2, and b0 'rested on' for a second as the hand withdrew; the pick-up was read as
+        a touch of c0)."""
+        m, ds = self.move, self.rests
+        picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < put_down]
+        if not self.capture:
+            def over_destination_between(a: int, b: int) -> bool:
+                return any(ds[a].frame_end < e.frame_start and e.frame_end < ds[b].frame_start
+                           and m.to_sq in self.tips_of(e) for e in self.stretches)
+            while len(picks) >= 2 and over_destination_between(picks[-2], picks[-1]):
+                picks.pop()
+        return picks
+
+    def pick_up(self, order: RestOrder) -> int | None:
+        """How many rests came before the pick-up (None: the hand was never seen near the move,
+        so no rest can be put before it)."""
+        if order.picks:
+            return order.picks[-1]
+        # The pick-up was too quick (or the hand detector too patchy) for a rest: it happened
+        # when the fingertips last came over the moved piece before the rest that put it down (a
+        # hand entering over its own back rank passes over pieces there first). A piece moved to
+        # the next point is picked up where it is put down: then the first rest at either point.
+        m, ds, cs = self.move, self.rests, order.contact_at
+        place = order.put_down
+        put_down = ds[place].frame_start if place < len(ds) else self.s.episode.frame_last + 1
+        if place == len(ds) and ds and not self.capture:
+            # no rest at the destination either: the piece was put down no later than the hand's
+            # first pass over it after its last rest; a pass over the origin after that is the
+            # hand leaving (tuning clip 8813: a chariot taken from the corner a0 with the hand's
+            # lead at b1 for the whole grab, carried up the a-file, and the hand leaving over a0
+            # and b0 was taken for the pick-up, the grab for 'a touch of b0')
+            passes = [d.frame_start for d in self.stretches if d.frame_start > ds[-1].frame_end
+                      and m.to_sq in (c := self.contacts_of(d)) and m.from_sq not in c]
+            put_down = min([put_down] + passes[:1])
+        # (over the moved piece: with a capture's victim beside it, the contact names the victim's
+        # point first, tuning clip 8338; a plain move's destination beside it is left as it was,
+        # 8356: the pass onto it is the move itself)
+        over = [d.frame_start for d in self.stretches if d.frame_start < put_down
+                and (self.contact(d) == m.from_sq or (self.capture and m.from_sq in self.contacts_of(d)))]
+        first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in self.involved]
+        if not first:
+            # the pick-up was not seen (the detector lost the hand over the moved piece): the move
+            # came no earlier than the fingertips' first pass within a step of its origin or its
+            # destination, so a rest that ended before it came before the pick-up (tuning clip
+            # 8820: the piece on h0 rested on for 0.8 s, then b0 taken to d0, the hand unseen from
+            # f0 on until it put the piece down, its fingertips read a point off at e0)
+            first = [d.frame_start for d in self.stretches if any(
+                king_steps(q, m.from_sq) <= 1 or king_steps(q, m.to_sq) <= 1 for q in self.contacts_of(d))][:1]
+        if not first:
+            return None
+        return sum(1 for d in ds if d.frame_end < first[0])
+
+    def victim_lift(self, order: RestOrder, limit: int) -> tuple[int, set[int]]:
+        """A capture's victim came off before the pick-up: rests from its lift on are no touches.
+        Returns the rests that may be touches (how many) and those among them that set the victim
+        down beyond the board's edge."""
+        m, ds = self.move, self.rests
+        if not self.capture:
+            return limit, set()
+        first_victim = [i for i, c in enumerate(order.contact_at) if c == m.to_sq and i < limit]
+        if not first_victim:
+            # The victim had to come off before the pick-up, so a hand rested at its point; seen
+            # from the player's side that rest often leads with the point next to it (a broad hand
+            # over the edge rank leads with the rank beyond). The last rest before the pick-up
+            # beside the victim, with its point under the hand, is that lift; earlier rests may
+            # still be touches.
+            first_victim = [i for i, d in enumerate(ds[:limit])
+                            if king_steps(d.point, m.to_sq) <= 1 and covered_during(self.s.episode, d, m.to_sq)][-1:]
+        if first_victim:
+            return first_victim[0], set()
+        # The victim was lifted too quickly for a rest. A rest at the board's side edge after the
+        # fingertips first came over its point, and before the pick-up, is the victim being set
+        # down beyond that edge (tuning clip 8356: carried along the edge rank and set down beyond
+        # i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere is not (8331: the hand
+        # crossed the victim's point on its way in to the touch).
+        pick = ds[limit].frame_start if limit < len(ds) else self.s.episode.frame_last + 1
+        over = [d.frame_start for d in self.stretches if d.frame_start < pick and m.to_sq in self.contacts_of(d)]
+        if not over:
+            return limit, set()
+        return limit, {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
+
+    def first_touch(self, limit: int, early: set[int], picks: list[int], skip: set[int]) -> Touch | None:
+        """The first of the rests before rests[limit], less those in `skip`, that was on another
+        own unmoved piece."""
+        s, cfg, m = self.s, self.s.cfg, self.move
+        for i, d in enumerate(self.rests[:limit]):
             if i in skip:
                 continue      # setting a victim down beyond the edge, or too short to count
             # the fingertips over a disc put back on its point this episode, or beside it: that rest
             # names a piece only if its face turned as a touch turns one (tuning 8392: black put the
             # cannon g5 right and touched the soldier i6 beside the spot, face 0.30)
-            righting_rest = bool(righting & set(tips_of(d)))
-            cands = contacts_of(d)
+            righting_rest = bool(self.righting & set(self.tips_of(d)))
+            cands = self.contacts_of(d)
             if any(p in early for p in cands):
-                if any(p in early for p in tips_of(d)) or not any(
-                        j > i and m.from_sq in tips_of(ds[j]) for j in picks):
+                if any(p in early for p in self.tips_of(d)) or not any(
+                        j > i and m.from_sq in self.tips_of(self.rests[j]) for j in picks):
                     continue      # the hand may have been on the moved piece itself
                 # the moved piece lay only beside the fingertips (a step toward the camera or the
                 # player's edge), and a later rest had them on it: this rest was on another piece
                 # (tuning clips 8811, 8337, 8357: the cannon b7 touched, the soldier c6 beside it
                 # moved; 8371: the rest on it came after the capture's victim was lifted)
                 cands = [p for p in cands if p not in early]
-            pieces = [p for p in cands if int(before.classes[p]) != EMPTY]
-            if pieces and not own_piece(s, mem, mover, pieces[0]) and int(before.classes[d.point]) == EMPTY:
+            pieces = [p for p in cands if self.occupied(p)]
+            if pieces and not own_piece(s, self.mem, self.mover, pieces[0]) and not self.occupied(d.point):
                 # fingertips read on an empty point with the opponent's piece beside it and an own
                 # piece under the fingers too: the rest is on the own piece (tuning clip 8819: black's
                 # lead at the empty i5, red's cannon on h5 beside it, the soldier i6 touched)
-                pieces = [p for p in pieces if own_unmoved(p)] or pieces
-            if not pieces or not own_unmoved(pieces[0]):
+                pieces = [p for p in pieces if self.own_unmoved(p)] or pieces
+            if not pieces or not self.own_unmoved(pieces[0]):
                 continue      # on no piece, the opponent's, or one being put right (between points)
             # where the fingers were is uncertain by a point: name the own pieces the
             # fingertips may have been on (the arbiter looks at the evidence frames)
-            tip_points = tips_of(d)
-            named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if own_unmoved(p)]
+            tip_points = self.tips_of(d)
+            named = [p for p in dict.fromkeys([pieces[0]] + tip_points + pieces) if self.own_unmoved(p)]
             if len(named) == 1:
                 # one piece named: an own piece a step from the fingertips whose face turned as a
                 # touch turns one is the other the fingers may have been on (tuning clip 8814: the
                 # rest read at i1 named the chariot i0, face changed 0.27; the horse h0 beside it,
                 # the piece touched, changed 0.40)
-                turned = [q for q in range(90) if q not in named and own_unmoved(q)
+                turned = [q for q in range(90) if q not in named and self.own_unmoved(q)
                           and any(king_steps(q, tp) <= 1 for tp in tip_points)
                           and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
                 named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
@@ -712,141 +904,22 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
                 return Touch(named[:2], d)
         return None
 
-    if not any(king_steps(q, m.to_sq) <= 1 for d in stretches for q in contacts_of(d)):
-        # the mover's fingertips were never seen near where the piece was put down: the detector
-        # lost the hand for the move, and the rests cannot be put in order with the pick-up by the
-        # hand (tuning clip 8365: glare hid red's hand from before the pick-up to the capture on
-        # h9). The moved piece still read on its point after a rest ended was picked up later:
-        # that rest came first (tuning 8402: red rested on the soldier a3 for 1.2 s, then moved
-        # c3c4 with the hand never seen there; c3 read its soldier until half a second later)
-        # Only a long rest counts so: without the hand's path the stretches seen may be a phantom
-        # (tuning 8385: red's hand unseen taking b2 to b9, a 0.36 s 'rest' read at i1 under a
-        # change of light that turned every face 0.3-0.5)
-        seen_home = int(ep.home_last_seen[m.from_sq])
-        before_pick = sum(1 for d in ds if d.frame_end < seen_home)
-        short = {i for i, d in enumerate(ds[:before_pick]) if d.seconds < cfg.unseen_move_dwell_s}
-        return first_touch(before_pick, involved, [], short)
-    cs = [contact(d) for d in ds]
 
-    def taken_before(d: Dwell) -> bool:
-        # the fingertips stayed on the moved piece a while before this rest: it was picked up
-        # then, and a rest on it after this one is the hand leaving over it (tuning clip 8316:
-        # the elephant taken from c9, put on e7 with the lead at e6, the hand resting over c9 as
-        # it left; the put-down was read as a touch of the soldier e6)
-        return any(e.frame_end < d.frame_start and e.t_end - e.t_start >= cfg.lone_dwell_s - 1e-6
-                   and m.from_sq in tips_of(e) for e in stretches)
-    # An empty destination cannot be touched before the piece is picked up: a rest read there
-    # before the last rest on the moved piece is the hand on its way, and the fingertips may
-    # be on a piece beside it (the king the player touched first, then the advisor moved)
-    capture = m.to_sq in s.before_pos.pieces()
-    early = involved
-    first_over: int | None = None
-    if not capture:
-        early = involved - {m.to_sq}
-        last_pick = max((i for i, c in enumerate(cs) if c == m.from_sq), default=-1)
-        # nor put down before the hand first came over the moved piece: a rest read on the
-        # destination before that is on a piece beside it (tuning clip 8325: black's fingers on
-        # the chariot i9, the hand's lead over the empty i8 beyond it; the soldier i7 was moved
-        # to i8 later, picked up too quickly for a rest). Over it: among a stretch's contacts, or,
-        # for a piece on the mover's own edge rank, anywhere under the hand (tuning clip 8378: the
-        # chariot i0 taken with red's lead two points beyond it; a hand reaching in from its edge
-        # covers the pieces there before its lead comes near them)
-        edge_rank = 0 if mover == Side.RED else 9
-        first_over = min([d.frame_start for d in stretches if m.from_sq in contacts_of(d)]
-                         + [f for f, _, c in ep.covered if m.from_sq // 9 == edge_rank and m.from_sq in c],
-                         default=None)
-        for i, d in enumerate(ds):
-            if cs[i] == m.to_sq and ((i < last_pick and not taken_before(d))
-                                     or (first_over is not None and d.frame_end < first_over)):
-                cs[i] = contact(d, early)
-    # The pick-up is the last rest on the moved piece before the put-down (the
-    # last rest on the destination). A victim lifted first (a rest on the
-    # destination before the pick-up) is carried off the board; rests after
-    # it are not touches.
-    at_t = [i for i, c in enumerate(cs) if c == m.to_sq]
-    place = at_t[-1] if at_t else len(ds)
-    if not at_t and first_over is not None:
-        # no rest read on the empty destination: a rest with the fingertips on empty points a step
-        # from it, after the hand came over the moved piece and with the fingertips never over the
-        # destination itself later, put it down (the hand's region stopping a point short of where
-        # the fingers are); rests after it are no touches (tuning clip 8372: the elephant c9 put
-        # on e7 with black's lead at d8/e8, then the hand leaving over c9)
-        near = [i for i, d in enumerate(ds) if d.frame_start > first_over and all(
-                q != m.to_sq and king_steps(q, m.to_sq) <= 1 and int(before.classes[q]) == EMPTY
-                for q in tips_of(d)) and not any(
-                e.frame_start > d.frame_end and m.to_sq in tips_of(e) for e in stretches)]
-        place = near[0] if near else place
-    picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < place]
-    if not capture:
-        # a rest on the moved piece after the fingertips went over its (empty) destination, with
-        # a rest on it before that, is the hand leaving over the point it emptied: the piece was
-        # picked up at the earlier rest and put down in passing (tuning clip 8385: the horse b0
-        # taken with the fingertips at b1, put on a2, and b0 'rested on' for a second as the
-        # hand withdrew; the pick-up was read as a touch of c0)
-        def over_destination_between(a: int, b: int) -> bool:
-            return any(ds[a].frame_end < e.frame_start and e.frame_end < ds[b].frame_start
-                       and m.to_sq in tips_of(e) for e in stretches)
-        while len(picks) >= 2 and over_destination_between(picks[-2], picks[-1]):
-            picks.pop()
-    if picks:
-        limit = picks[-1]
-    else:
-        # The pick-up was too quick (or the hand detector too patchy) for a rest:
-        # it happened when the fingertips last came over the moved piece before the
-        # rest that put it down (a hand entering over its own back rank passes over
-        # pieces there first). A piece moved to the next point is picked up where it
-        # is put down: then the first rest at either point.
-        put_down = ds[place].frame_start if place < len(ds) else ep.frame_last + 1
-        if place == len(ds) and ds and not capture:
-            # no rest at the destination either: the piece was put down no later than the
-            # hand's first pass over it after its last rest; a pass over the origin after that
-            # is the hand leaving (tuning clip 8813: a chariot taken from the corner a0 with the
-            # hand's lead at b1 for the whole grab, carried up the a-file, and the hand leaving
-            # over a0 and b0 was taken for the pick-up, the grab for 'a touch of b0')
-            passes = [d.frame_start for d in stretches if d.frame_start > ds[-1].frame_end
-                      and m.to_sq in (c := contacts_of(d)) and m.from_sq not in c]
-            put_down = min([put_down] + passes[:1])
-        # (over the moved piece: with a capture's victim beside it, the contact names the
-        # victim's point first, tuning clip 8338; a plain move's destination beside it is left
-        # as it was, 8356: the pass onto it is the move itself)
-        over = [d.frame_start for d in stretches if d.frame_start < put_down
-                and (contact(d) == m.from_sq or (capture and m.from_sq in contacts_of(d)))]
-        first = over[-1:] or [d.frame_start for d, c in zip(ds, cs) if c in involved]
-        if not first:
-            # the pick-up was not seen (the detector lost the hand over the moved piece): the
-            # move came no earlier than the fingertips' first pass within a step of its origin or
-            # its destination, so a rest that ended before it came before the pick-up (tuning
-            # clip 8820: the piece on h0 rested on for 0.8 s, then b0 taken to d0, the hand unseen
-            # from f0 on until it put the piece down, its fingertips read a point off at e0)
-            first = [d.frame_start for d in stretches if any(
-                king_steps(q, m.from_sq) <= 1 or king_steps(q, m.to_sq) <= 1 for q in contacts_of(d))][:1]
-        if not first:
-            return None   # the hand was never seen near the move: a touch cannot be put before it
-        limit = sum(1 for d in ds if d.frame_end < first[0])
-    aside: set[int] = set()
-    if capture:
-        first_victim = [i for i in at_t if i < limit]
-        if not first_victim:
-            # The victim had to come off before the pick-up, so a hand rested at its
-            # point; seen from the player's side that rest often leads with the point
-            # next to it (a broad hand over the edge rank leads with the rank beyond).
-            # The last rest before the pick-up beside the victim, with its point under
-            # the hand, is that lift; earlier rests may still be touches.
-            first_victim = [i for i, d in enumerate(ds[:limit])
-                            if king_steps(d.point, m.to_sq) <= 1 and covered_during(ep, d, m.to_sq)][-1:]
-        if first_victim:
-            limit = first_victim[0]
-        else:
-            # The victim was lifted too quickly for a rest. A rest at the board's side edge after
-            # the fingertips first came over its point, and before the pick-up, is the victim
-            # being set down beyond that edge (tuning clip 8356: carried along the edge rank and
-            # set down beyond i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere
-            # is not (8331: the hand crossed the victim's point on its way in to the touch).
-            pick = ds[limit].frame_start if limit < len(ds) else ep.frame_last + 1
-            over = [d.frame_start for d in stretches if d.frame_start < pick and m.to_sq in contacts_of(d)]
-            if over:
-                aside = {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
-    return first_touch(limit, early, picks, aside)
+def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
+    """The mover's rest on another own unmoved piece before the rest that picked up the moved one.
+
+    In steps: put the rests in order with the move (which picked the piece up, which put it
+    down), count the rests before the pick-up, less a capture's victim being lifted, and judge
+    those in turn."""
+    rests = MoverRests(s, mem, knocked)
+    if not rests.hand_seen_at_destination():
+        return rests.touch_before_unseen_move()
+    order = rests.order()
+    limit = rests.pick_up(order)
+    if limit is None:
+        return None
+    limit, aside = rests.victim_lift(order, limit)
+    return rests.first_touch(limit, order.early, order.picks, aside)
 
 
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
