@@ -834,6 +834,13 @@ class MoverRests:
         m, ds = self.move, self.rests
         if not self.capture:
             return limit, set()
+        if limit < len(ds) and order.contact_at[limit] == m.to_sq and m.from_sq in self.contacts_of(ds[limit]):
+            # the pick-up was put at a rest on the victim's own point with the moved piece under
+            # the fingers too: that one rest lifted the victim and took the piece beside it, and
+            # rests before it may be touches (tuning 8409: red's fingers on the elephant c0 for
+            # 0.9 s, b0's victim under the hand's edge, then one rest at b0 lifting it and moving
+            # the chariot a0 there)
+            return limit, set()
         first_victim = [i for i, c in enumerate(order.contact_at) if c == m.to_sq and i < limit]
         if not first_victim:
             # The victim had to come off before the pick-up, so a hand rested at its point; seen

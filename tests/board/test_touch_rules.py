@@ -660,3 +660,14 @@ def test_a_piece_beside_a_disc_being_put_right_whose_face_turned_was_touched():
     ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
                  offsets_after={"c4": (0.0, 0.0)}, looks_changed={"a3": 0.4, "c4": 0.6})
     assert _touches(ev) and _p("a3") in _touches(ev)[0]
+
+
+def test_a_rest_beside_a_victim_before_one_rest_that_lifts_it_and_takes_the_piece_beside_it_is_a_touch():
+    # tuning clip 8409: red's fingers rest on the elephant c0 for 0.9 s (the cannon on b0, to be
+    # taken, under the hand's edge), then one rest over b0 and a0 lifts the cannon and moves the
+    # chariot a0 onto b0: that rest is the lift, and the rest on c0 before it a touch
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    pos.push(Move.from_iccs("b7b0"))
+    ev = _run(pos, "a0b0", [(["b0", "c0", "d0", "c1"], 0.9), (["a0", "b0", "c0"], 1.1)])
+    assert len(_touches(ev)) == 1 and _p("c0") in _touches(ev)[0]
