@@ -35,7 +35,7 @@ discs on both points; a hand hides it. Points in an edge-touching region whose l
 and their neighbours (fingertips on a disc), stay hidden while that region lasts; cells learnt
 under such a hand, or under something lying across the ring (`_odd_ring`), are `unverified` and
 are released as soon as they show the board again (`_reveal`), so an arm that leaves gives the
-board back promptly. Once the board has been quiet for `settle_s` everything counts as verified.
+board back promptly. Once the board has been quiet for `settle_s` (in all) everything counts as verified.
 When the lock follows a knocked camera, the ring is unverified again: the board's sides just
 beyond its edge look different from the new viewpoint, and that strip is no arm.
 """
@@ -464,6 +464,7 @@ class HandDetector:
         self.still_t = np.zeros((GY, GX), np.float64)  # ... and seconds
         self.calm = 0
         self.calm_t = 0.0
+        self.shown_s = 0.0      # seconds the board was quiet in all since cells were last unverified
         self.armed = np.zeros((GY, GX), bool)   # hidden since a frame with an arm in view
         self.peak = np.zeros((GY, GX), np.float64)  # most of the cell departed while hidden
         # cells whose background was learnt while a hand lay over them (a hand already there at
@@ -486,6 +487,7 @@ class HandDetector:
             if moved > self.bump_spacings:
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
+                self.shown_s = 0.0
         self._last_h = np.array(h, np.float64)
         return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
@@ -816,6 +818,7 @@ class HandDetector:
                 grow = np.ones((3, 3), np.uint8)
                 start = forced | (_odd_ring(feat) & ring)
                 self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
+                self.shown_s = 0.0
                 self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
         elif (self.unverified & inner).any():     # the lattice has nothing to say about the ring
             got = self._covered(seen_now, feat)
@@ -909,8 +912,15 @@ class HandDetector:
         quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
         if quiet:
             self.quiet_look = self.bg.copy()
-        if self.unverified.any() and not forced.any() and self.calm_t >= self.settle_s:
-            self.unverified[:] = False    # the board has shown itself everywhere since the start
+        if quiet:
+            self.shown_s += dt
+        # the board has shown itself everywhere since the start: quiet for settle_s at a stretch,
+        # or in all (glare drifting over the board stirs a cell now and then and breaks every
+        # stretch, while a hand there from the start keeps it from being quiet at all; tuning
+        # 8403: glare washing out the lattice was taken for a start-up hand again and again, for
+        # the whole game, the board quiet for 0.1-0.6 s at a time)
+        if self.unverified.any() and not forced.any() and max(self.calm_t, self.shown_s) >= self.settle_s:
+            self.unverified[:] = False
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,
                          moving=_points_from_cells(mov), ring_active=ring_active,
                          cell_score=_points_from_cells(frac))
