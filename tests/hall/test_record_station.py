@@ -10,11 +10,20 @@ import time
 import pytest
 
 from hall.broker import station_user
+from rules import Move, Position
 from sim import ClipSpec, write_clip
 
 from hall_helpers import Hall, env, journal_lines, moves_of, wait_for
 
 pytestmark = pytest.mark.usefixtures("mosquitto_or_skip")
+
+
+def _board_after(fen: str, moves: list[str]) -> str:
+    """The board part of the FEN after playing `moves` (ICCS) from `fen`."""
+    pos = Position.from_fen(fen)
+    for m in moves:
+        pos.push(Move.from_iccs(m))
+    return pos.fen().split()[0]
 
 
 def test_a_recording_station_started_before_its_broker_loses_no_line_and_the_hub_gets_every_move(tmp_path):
@@ -37,8 +46,13 @@ def test_a_recording_station_started_before_its_broker_loses_no_line_and_the_hub
         hall.start_hub()
         assert rec.wait(120) == 0, (tmp_path / "record.log").read_text()
         lines = journal_lines(out / "events.jsonl")
-        # (paced at 2x on a busy machine the recorder may drop frames; what it journalled is the truth here)
-        assert len(moves_of(lines)) >= 2 and moves_of(lines) == [m["iccs"] for m in truth.moves][:len(moves_of(lines))]
+        # (paced at 2x on a busy machine the recorder may drop frames; what it journalled is the truth here.
+        # Plies caught up in one settle after frames were dropped may be journalled in another order
+        # that reaches the same position, a transposition nothing seen can tell apart: CI once
+        # dropped the first 69 frames and journalled c0a2 h7h0 b2g2 for b2g2 h7h0 c0a2)
+        got = moves_of(lines)
+        assert len(got) >= 2
+        assert _board_after(fen, got) == _board_after(fen, [m["iccs"] for m in truth.moves][:len(got)])
         wait_for(lambda: len(journal_lines(tmp_path / "hub" / "boards" / "1" / "events.jsonl")) == len(lines), 30,
                  "the hub's copy to hold every line")
         assert journal_lines(tmp_path / "hub" / "boards" / "1" / "events.jsonl") == lines
