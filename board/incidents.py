@@ -622,14 +622,12 @@ class RestOrder:
     `contact_at[i]`: the point rest i was on, as far as the move is concerned (the moved piece's
     point for a rest that picked it up); `early`: points a rest on which may be the hand on the
     moved piece itself; `put_down`: the index of the rest that put the piece down (len(rests)
-    when none was seen); `picks`: rests on the moved piece before it; `first_over`: the frame
-    the hand first came over the moved piece (plain moves only)."""
+    when none was seen); `picks`: rests on the moved piece before it."""
 
     contact_at: list[int | None]
     early: set[int]
     put_down: int
     picks: list[int]
-    first_over: int | None
 
 
 class MoverRests:
@@ -688,6 +686,10 @@ class MoverRests:
                 return p
         return None
 
+    def start_of(self, i: int) -> int:
+        """The frame rest i began, or the one after the episode when there is no rest i."""
+        return self.rests[i].frame_start if i < len(self.rests) else self.s.episode.frame_last + 1
+
     def hand_seen_at_destination(self) -> bool:
         """The mover's fingertips came within a step of where the piece was put down."""
         return any(king_steps(q, self.move.to_sq) <= 1 for d in self.stretches for q in self.contacts_of(d))
@@ -733,7 +735,7 @@ class MoverRests:
                                          or (first_over is not None and d.frame_end < first_over)):
                     cs[i] = self.contact(d, early)
         put_down = self._put_down(cs, first_over)
-        return RestOrder(cs, early, put_down, self._picks(cs, put_down), first_over)
+        return RestOrder(cs, early, put_down, self._picks(cs, put_down))
 
     def _first_over(self) -> int | None:
         """When the hand first came over the moved piece: a rest read on a plain move's
@@ -799,7 +801,7 @@ class MoverRests:
         # the next point is picked up where it is put down: then the first rest at either point.
         m, ds, cs = self.move, self.rests, order.contact_at
         place = order.put_down
-        put_down = ds[place].frame_start if place < len(ds) else self.s.episode.frame_last + 1
+        put_down = self.start_of(place)
         if place == len(ds) and ds and not self.capture:
             # no rest at the destination either: the piece was put down no later than the hand's
             # first pass over it after its last rest; a pass over the origin after that is the
@@ -857,7 +859,7 @@ class MoverRests:
         # down beyond that edge (tuning clip 8356: carried along the edge rank and set down beyond
         # i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere is not (8331: the hand
         # crossed the victim's point on its way in to the touch).
-        pick = ds[limit].frame_start if limit < len(ds) else self.s.episode.frame_last + 1
+        pick = self.start_of(limit)
         over = [d.frame_start for d in self.stretches if d.frame_start < pick and m.to_sq in self.contacts_of(d)]
         if not over:
             return limit, set()

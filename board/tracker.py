@@ -250,7 +250,7 @@ class Tracker:
         the next hand had cut the wait short, and plies would otherwise pile up past the search
         (live tuning clip 8358: a piece knocked off, then quick replies).
         """
-        assert self.record is not None
+        assert self.record is not None and self.episode is not None
         pos, evidence = self.record.position, reading.evidence
         if kind == SettleKind.REST:
             long_rest = frames[-1].t - frames[0].t >= self.cfg.long_rest_factor * self.cfg.rest_settle_s
@@ -265,8 +265,7 @@ class Tracker:
             return ex
         ex = explain(pos, evidence, self.cfg.explain)
         first_look = self.settled is None and self.ply == 0
-        if ex.explains and ex.moves and not first_look and self.episode is not None and not self.episode.hand_seen \
-                and not self.window.holding:
+        if ex.explains and ex.moves and not first_look and not self.episode.hand_seen and not self.window.holding:
             # pieces do not move by themselves: a board that changed with nothing over it is a reading
             # that flickered (a disc between points read empty for a moment, a shadow) until it has
             # stayed a while (tuning 8398: the cannon left between b6 and c6 read gone for 0.24 s, with

@@ -818,8 +818,8 @@ class HandDetector:
                 grow = np.ones((3, 3), np.uint8)
                 start = forced | (_odd_ring(feat) & ring)
                 self.unverified = cv2.dilate(start.astype(np.uint8), grow).astype(bool)
-                self.shown_s = 0.0
                 self.unverified |= cv2.dilate(self.unverified.astype(np.uint8), grow).astype(bool) & ring
+                self.shown_s = 0.0
         elif (self.unverified & inner).any():     # the lattice has nothing to say about the ring
             got = self._covered(seen_now, feat)
             if got is not None:
@@ -912,7 +912,6 @@ class HandDetector:
         quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
         if quiet:
             self.quiet_look = self.bg.copy()
-        if quiet:
             self.shown_s += dt
         # the board has shown itself everywhere since the start: quiet for settle_s at a stretch,
         # or in all (glare drifting over the board stirs a cell now and then and breaks every

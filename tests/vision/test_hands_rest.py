@@ -316,16 +316,13 @@ def test_discs_knocked_just_over_the_edge_beside_the_points_they_left_are_no_res
     assert not any(s.quiet for s in old)
 
 
-def _patch(board: np.ndarray, rng: np.random.Generator, cells: tuple[int, int, int, int] | None,
-           odd_ring: bool = True) -> np.ndarray:
+def _patch(board: np.ndarray, rng: np.random.Generator, cells: tuple[int, int, int, int]) -> np.ndarray:
     """The board with a bright washed-out patch over `cells` (row0, col0, row1, col1, rectified
     cells), as glare leaves it, and a dark square of table on the ring beyond the a-file."""
     img = board.copy()
-    if odd_ring:
-        img[2 * P:4 * P, 0:P] = (45, 50, 40)
-    if cells is not None:
-        r0, c0, r1, c1 = cells
-        img[r0 * P:r1 * P, c0 * P:c1 * P] = 0.3 * img[r0 * P:r1 * P, c0 * P:c1 * P] + 0.7 * 245.0
+    img[2 * P:4 * P, 0:P] = (45, 50, 40)
+    r0, c0, r1, c1 = cells
+    img[r0 * P:r1 * P, c0 * P:c1 * P] = 0.3 * img[r0 * P:r1 * P, c0 * P:c1 * P] + 0.7 * 245.0
     img += rng.normal(0, NOISE, img.shape[:2])[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
