@@ -953,6 +953,12 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # little under the arm, e0's most, 0.21; the touches this rule found in 112 tuning games
         # had the fingers over the piece 0.16 s or more, most of them a second)
         return None
+    if under_fingers_seconds(s.episode, mover.opponent, q) > under_fingers_seconds(s.episode, mover, q):
+        # the other side's hand lay over it longer: whatever changed it, the mover's fingers
+        # passing over it did not show a touch (held-back 8823, moved to tuning: black's arm
+        # reaching across to b0 read as a hand of red's over a9 and b9 for 1.0 s, black's fingers
+        # over a9 for 0.12 s, a9's face changed 0.35: 'black touched a9')
+        return None
     return Touch([q], None)
 
 

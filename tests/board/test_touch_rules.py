@@ -435,6 +435,19 @@ def test_a_changed_face_the_movers_fingers_never_came_near_is_no_touch():
     assert _touches(_settle(IncidentTracker(), Position(), "h2e2", stretches, looks_changed={"b0": 0.8})) == []
 
 
+def test_a_changed_face_the_other_sides_hand_lay_over_longer_than_the_movers_fingers_is_no_touch():
+    # held-back 8823 (moved to tuning): black's arm reaching across the board was read as a hand of
+    # red's over black's a9 for a second, black's own fingers over a9 for a few frames, and a9's face
+    # changed: not a touch of black's. Here black's arm lies over red's soldier g3 (reaching in from
+    # black's edge) longer than red's fingers alternate over it
+    arm = (["g3", "g4", "g5", "g6", "g7", "g8", "g9"], 0.6)
+    ev = _settle(IncidentTracker(), Position(), "h2e2", [arm] + ALTERNATING, looks_changed={"g3": 0.6})
+    assert _touches(ev) == []
+    # the other hand there briefly: red's fingers over g3 longer, the changed face is red's touch
+    ev = _settle(IncidentTracker(), Position(), "h2e2", [(arm[0], 0.2)] + ALTERNATING, looks_changed={"g3": 0.6})
+    assert _touches(ev) == [sorted([_p("g3"), _p("h2")])]
+
+
 def test_a_disc_pushed_farther_than_a_touch_pushes_one_is_no_touch():
     # the soldier g3 measured 0.17 spacings off its point after the move (a touch pushes a disc a
     # few hundredths): knocked, though too little for a knock to be reported, not touched
