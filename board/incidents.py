@@ -717,6 +717,33 @@ class MoverRests:
         return any(e.frame_end < d.frame_start and e.t_end - e.t_start >= self.s.cfg.lone_dwell_s - 1e-6
                    and m.from_sq in self.tips_of(e) for e in self.stretches)
 
+    def went_back_to_moved(self, i: int) -> bool:
+        """After rest i, whose fingertips were beside the moved piece and not on it, the
+        fingertips came back onto it, nearer the mover's own edge and farther from the destination
+        than they were, before going on there: the hand left rest i for the piece and picked it up
+        then, so rest i was on another piece
+        under the fingers (held-back 8822, moved to tuning: red's fingers on the chariot a0 for
+        0.9 s read at a1/b1, the horse b0 among the points under them; then the fingertips on
+        b0/a0 and the horse carried to a2)."""
+        m, d = self.move, self.rests[i]
+        tips = self.tips_of(d)
+        if m.from_sq in tips:
+            return False
+
+        def depth(q: int) -> int:
+            return q // 9 if self.mover == Side.RED else 9 - q // 9
+
+        # before the fingertips first came to the destination after it (a hand leaving over the
+        # origin after the move is not going back for the piece, tuning 8331)
+        arrive = min([e.frame_start for e in self.stretches if e.frame_start > d.frame_end
+                      and m.to_sq in self.tips_of(e)], default=self.s.episode.frame_last + 1)
+        # and back means away from the destination too: a piece moved back toward the player is
+        # carried over its own point on its way
+        back = (depth(m.from_sq) < min(depth(q) for q in tips)
+                and king_steps(m.from_sq, m.to_sq) > max(king_steps(q, m.to_sq) for q in tips))
+        return back and any(d.frame_end < e.frame_start < arrive and m.from_sq in self.tips_of(e)
+                            for e in self.stretches)
+
     def order(self) -> RestOrder:
         """Which rest picked the piece up and which put it down."""
         m, ds = self.move, self.rests
@@ -781,7 +808,7 @@ class MoverRests:
         put on a2, and b0 'rested on' for a second as the hand withdrew; the pick-up was read as
         a touch of c0)."""
         m, ds = self.move, self.rests
-        picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < put_down]
+        picks = [i for i, c in enumerate(cs) if c == m.from_sq and i < put_down and not self.went_back_to_moved(i)]
         if not self.capture:
             def over_destination_between(a: int, b: int) -> bool:
                 return any(ds[a].frame_end < e.frame_start and e.frame_end < ds[b].frame_start
@@ -878,8 +905,9 @@ class MoverRests:
             righting_rest = bool(self.righting & set(self.tips_of(d)))
             cands = self.contacts_of(d)
             if any(p in early for p in cands):
-                if any(p in early for p in self.tips_of(d)) or not any(
-                        j > i and m.from_sq in self.tips_of(self.rests[j]) for j in picks):
+                if any(p in early for p in self.tips_of(d)) or not (any(
+                        j > i and m.from_sq in self.tips_of(self.rests[j]) for j in picks)
+                        or self.went_back_to_moved(i)):
                     continue      # the hand may have been on the moved piece itself
                 # the moved piece lay only beside the fingertips (a step toward the camera or the
                 # player's edge), and a later rest had them on it: this rest was on another piece

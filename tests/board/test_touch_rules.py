@@ -75,6 +75,27 @@ def test_a_grab_of_the_corner_piece_led_a_point_off_is_the_pick_up_not_a_touch_o
     assert _p("g3") in _touches(ev)[0]
 
 
+def test_a_rest_beside_the_moved_piece_then_the_fingertips_back_on_it_was_on_another_piece():
+    # held-back 8822 (moved to tuning): red's fingers rest on the chariot a0, read a point beyond at
+    # a1/b1 with the horse b0 under the hand too; then the fingertips come back onto b0 and the horse
+    # goes to a2. Had that rest picked the horse up, the hand would have carried it on, not back
+    rest = (["a0", "b0", "a1", "b1"], 0.8)
+    put_down = (["a0", "a1", "a2"], 0.4)
+    ev = _run(Position(), "b0a2", [rest, (["a0", "b0"], 0.12), put_down])
+    assert _touches(ev) == [sorted([_p("a0"), _p("b0")])]
+    # the rest alone, the hand going on to a2 from it: the pick-up
+    assert _touches(_run(Position(), "b0a2", [rest, put_down])) == []
+    # over b0 only as the hand leaves after putting the horse down: the pick-up still
+    assert _touches(_run(Position(), "b0a2", [rest, put_down, (["a0", "b0"], 0.12)])) == []
+    # a horse taken back toward the player passes over its own point on its way: no touch
+    pos = Position()
+    for mv in ("b0c2", "h9g7"):
+        pos.push(Move.from_iccs(mv))
+    rest_on_c2 = (["b0", "c0", "d0", "b1", "c1", "d1", "b2", "c2", "d2", "c3"], 0.8)
+    ev = _run(pos, "c2b0", [rest_on_c2, (["b1", "c1", "c2"], 0.12), (["a0", "b0", "c0"], 0.4)])
+    assert _touches(ev) == []
+
+
 def test_fingertips_on_an_empty_point_beside_an_opponents_piece_touch_the_own_piece_under_them():
     # tuning clip 8819: black's hand rests with its lead on the empty i5, red's cannon on h5
     # beside it and black's soldier i6 under the fingers; then black moves the elephant
