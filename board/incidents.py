@@ -1017,6 +1017,12 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         hit = None
     if hit is None and not shifted and not handled:
         return
+    if hit is None and (under_fingers_seconds(s.episode, last.side.opponent, last.to_sq)
+                        > under_fingers_seconds(s.episode, last.side, last.to_sq)):
+        # moved or changed with no rest of the last mover's on it, and the other side's hand over
+        # it longer: the opponent's hand did it (held-back 8828, moved to tuning: red's chariot
+        # taking black's cannon on b0, the capture not yet read, 'black touched b0 again')
+        return
     frames = evidence_frames(s.cfg, s.episode, s.after, last.to_sq)
     if hit is not None:
         frames["during"] = (hit.frame_start + hit.frame_end) // 2

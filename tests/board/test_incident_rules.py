@@ -123,6 +123,20 @@ def test_a_released_piece_whose_face_alone_changed_under_the_hand_was_touched_ag
     assert [(e.kind, e.points) for e in found.events] == [("retouch", [_p("e2")])]
 
 
+def test_a_released_piece_changed_under_the_other_sides_hand_is_no_retouch():
+    # held-back 8828 (moved to tuning): red's chariot took black's cannon, the capture not yet read
+    # at that settle; the cannon's face changed under red's hand and black was said to have touched
+    # it again. Here red moved the soldier to e4 and black's arm reaches over it
+    pos = Position()
+    pos.push(Move.from_iccs("e3e4"))
+    black_arm = (["e4", "e5", "e6", "e7", "e8", "e9"], 0.6)
+    for hand, events in (([black_arm], 0), ([(["e0", "e1", "e2", "e3", "e4"], 0.6)], 1)):
+        mem = IncidentMemory(last_move=LastMove(_p("e4"), Side.RED, 1, 0))
+        found = Findings()
+        retouch(_with_faces(_facts(pos, None, hand), {"e4": 0.9}, ["e4", "e5"]), mem, found)
+        assert len(found.events) == events, hand
+
+
 def test_a_disc_left_between_points_being_put_right_is_no_retouch():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))
