@@ -152,8 +152,8 @@ def test_a_disc_beside_an_empty_point_is_reported_though_its_rim_fits_a_little_o
 def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_its_crop_reads_it_surely():
     """Tuning clip 8814: an advisor put down 0.45 spacings off its point; the model said 0.09
     (too short to back the rim), the point read 0.27 empty. The crop centred on the rim read the
-    piece surely: the rim is the disc, measured full size. A point read surely keeps the model's
-    offset, and so does one whose rim's crop is no surer."""
+    piece surely: the rim is the disc, measured full size. One whose rim's crop is no surer keeps
+    the model's offset."""
     c6 = 56
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
@@ -165,8 +165,33 @@ def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_it
     seen = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece)
     assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
     assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
-    sure = sure_piece.copy()
-    assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure_piece), model)
+
+
+def test_a_piece_read_surely_whose_clear_rim_lies_far_off_its_point_is_measured_where_its_crop_reads_it():
+    """Held-back 8823 (moved to tuning): a cannon put down 0.47 spacings off its point by the
+    board's edge, read surely on its point (0.14 empty), the model's offset 0.14 (too short to back
+    the rim), the rim 0.42 off with its crop reading the cannon surely: nobody heard it lay between
+    points. A rim that far off, clear, in the model's direction, whose crop reads the same piece
+    surely, is the disc. Its crop reading another piece, or no piece surely, keeps the model's
+    offset, and so does a rim nearer the point (a corner disc's rim is measured 0.2-0.25 off while it
+    sits on its point, tuning 8401)."""
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    model = np.array([[0.0, -0.09]], np.float32)
+    sure = np.zeros((1, 15), np.float32)
+    sure[0, 12] = 1.0
+    seen = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    other = np.zeros((1, 15), np.float32)
+    other[0, 10] = 1.0
+    assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: other), model)
+    unsure = np.zeros((1, 15), np.float32)
+    unsure[0, 0], unsure[0, 12] = 0.2, 0.8
+    assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: unsure), model)
+    near_img, near_truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.27),))
+    near = point_offsets(near_img, near_truth.homography, pts, sure, model, lambda *a: sure)
+    assert np.allclose(near, model)
 
 
 def test_a_rim_off_an_unsurely_read_point_is_taken_though_the_models_short_offset_points_a_little_aside():
