@@ -387,11 +387,14 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     # off it the way the model's short estimate points: the crop centred on the rim tells. Only the
     # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
     # said 0.09, its point read 0.27 empty and the rim's crop 0.00)
-    shy = unsure[k] & fit.found & right_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk)
     # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
     # its rim may be fitted less exactly (a disc between two points shows part of its rim
     # against the lattice lines) when that crop is surely a piece
     near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
+    # so may an unsurely read piece's, its crop surely a piece (tuning 8418: a chariot pushed 0.45
+    # off its point beyond the board's edge, read 0.30 empty, its rim 10.2 % over the set's size,
+    # the rim's crop 0.00 empty)
+    shy = unsure[k] & fit.found & near_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk)
     near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     # a piece read surely on its point whose clear rim lies well off it, the way the model's offset
     # points, where that offset is too short to back the rim by itself: the crop centred on the rim
@@ -408,7 +411,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         bar = np.where(near[sub] & right_size[sub], cfg.confirm_empty_max, cfg.sure_confirm_empty_max)
         seen = p[:, 0] < bar
         # a piece read surely on its point is confirmed by its own class on the rim's crop (a rim
-        # the board lines or a neighbour make reads some other piece there, tuning 8401)
+        # the board lines or a neighbour make reads some other piece there, tuning 8401; an unsure
+        # point's crop holds part of the disc and names no piece to compare with)
         same = np.argmax(p, axis=1) == np.argmax(probs[k[sub]], axis=1)
         seen &= ~faint[sub] | same
         out[k[sub[seen]]] = fo[sub[seen]]

@@ -167,6 +167,27 @@ def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_it
     assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
 
 
+def test_an_unsurely_read_pieces_rim_a_little_off_the_sets_size_is_taken_where_its_crop_is_surely_a_piece():
+    """Tuning 8418: a chariot pushed 0.45 spacings off its point beyond the board's edge, read 0.30
+    empty there, its rim fitted 10.2 % larger than the set's radius (past the 10 % a rim on a surely
+    read point may differ by), the crop on the rim 0.00 empty: it was reported on its point. Such a
+    rim may differ as much as one beside an empty point (20 %); farther off it is another circle."""
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    unsure = np.zeros((1, 15), np.float32)
+    unsure[0, 0], unsure[0, 4] = 0.3, 0.24
+    model = np.array([[0.0, -0.09]], np.float32)
+    sure_piece = np.zeros((1, 15), np.float32)
+    sure_piece[0, 12] = 1.0
+    r = float(fit_discs(img, truth.homography, pts).radius[0])
+    seen = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece, set_radius=r / 1.15)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    other_circle = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece,
+                                 set_radius=r / 1.3)
+    assert np.allclose(other_circle, model)
+
+
 def test_a_piece_read_surely_whose_clear_rim_lies_far_off_its_point_is_measured_where_its_crop_reads_it():
     """Held-back 8823 (moved to tuning): a cannon put down 0.47 spacings off its point by the
     board's edge, read surely on its point (0.14 empty), the model's offset 0.14 (too short to back
