@@ -721,10 +721,9 @@ class MoverRests:
         """After rest i, whose fingertips were beside the moved piece and not on it, the
         fingertips came back onto it, nearer the mover's own edge and farther from the destination
         than they were, before going on there: the hand left rest i for the piece and picked it up
-        then, so rest i was on another piece
-        under the fingers (held-back 8822, moved to tuning: red's fingers on the chariot a0 for
-        0.9 s read at a1/b1, the horse b0 among the points under them; then the fingertips on
-        b0/a0 and the horse carried to a2)."""
+        then, so rest i was on another piece under the fingers (held-back 8822, moved to tuning:
+        red's fingers on the chariot a0 for 0.9 s read at a1/b1, the horse b0 among the points
+        under them; then the fingertips on b0/a0 and the horse carried to a2)."""
         m, d = self.move, self.rests[i]
         tips = self.tips_of(d)
         if m.from_sq in tips:

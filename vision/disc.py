@@ -341,7 +341,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     So a nonzero offset on an empty reading means "a disc is there, off the point", which
     the tracker uses to explain the move at once. A piece read unsurely on its point whose
     clear rim lies off it where the model's (too short) offset points gets the rim's centre when
-    the crop centred there reads the piece surely.
+    the crop centred there reads the piece surely; so does a piece read surely whose clear rim lies
+    far off it (`faint_offset`), when that crop reads the same piece surely.
     `radii`: the disc radii to look for; `fit_out`: a list that receives the DiscFit (of
     the points fitted); `set_radius`: the piece set's disc radius when known (DiscMeter): a
     fit whose rim is not that size found something else (a shadow, a ring, a circle the
@@ -383,17 +384,16 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     backed = (mk >= cfg.model_share * fn) | ((mk >= cfg.model_level) & (fit.coverage >= cfg.sure_coverage))
     good = fit.found & right_size & ~ek & (fn >= cfg.big_offset) & backed & (cos >= cfg.agree_cos) & (fn >= mk)
     out[k[good]] = fo[good]
-    # a piece read unsurely on its own point (its crop holds part of the disc) whose clear rim lies
-    # off it the way the model's short estimate points: the crop centred on the rim tells. Only the
-    # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
-    # said 0.09, its point read 0.27 empty and the rim's crop 0.00)
     # a disc beside an empty point is confirmed by the piece model on a crop centred on it, so
     # its rim may be fitted less exactly (a disc between two points shows part of its rim
     # against the lattice lines) when that crop is surely a piece
     near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
-    # so may an unsurely read piece's, its crop surely a piece (tuning 8418: a chariot pushed 0.45
-    # off its point beyond the board's edge, read 0.30 empty, its rim 10.2 % over the set's size,
-    # the rim's crop 0.00 empty)
+    # a piece read unsurely on its own point (its crop holds part of the disc) whose clear rim lies
+    # off it the way the model's short estimate points: the crop centred on the rim tells. Only the
+    # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
+    # said 0.09, its point read 0.27 empty and the rim's crop 0.00). Its rim may be fitted as
+    # loosely as one beside an empty point (tuning 8418: a chariot pushed 0.45 off its point beyond
+    # the board's edge, read 0.30 empty, its rim 10.2 % over the set's size, the rim's crop 0.00)
     shy = unsure[k] & fit.found & near_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk)
     near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     # a piece read surely on its point whose clear rim lies well off it, the way the model's offset
