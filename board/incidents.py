@@ -974,17 +974,17 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
-    if under_fingers_seconds(s.episode, mover, q) < s.cfg.handled_fingers_s:
+    fingers_s = under_fingers_seconds(s.episode, mover, q)
+    if fingers_s < s.cfg.handled_fingers_s:
         # hardly under the mover's fingers: something else changed it (tuning 8392: red's hand
         # came in over e0 for one frame on its way to e3, the back rank's faces all changed a
         # little under the arm, e0's most, 0.21; the touches this rule found in 112 tuning games
         # had the fingers over the piece 0.16 s or more, most of them a second)
         return None
-    if under_fingers_seconds(s.episode, mover.opponent, q) > under_fingers_seconds(s.episode, mover, q):
-        # the other side's hand lay over it longer: whatever changed it, the mover's fingers
-        # passing over it did not show a touch (held-back 8823, moved to tuning: black's arm
-        # reaching across to b0 read as a hand of red's over a9 and b9 for 1.0 s, black's fingers
-        # over a9 for 0.12 s, a9's face changed 0.35: 'black touched a9')
+    if other_hand_longer(s.episode, mover, q, fingers_s):
+        # held-back 8823, moved to tuning: black's arm reaching across to b0 read as a hand of
+        # red's over a9 and b9 for 1.0 s, black's fingers over a9 for 0.12 s, a9's face changed
+        # 0.35: 'black touched a9'
         return None
     return Touch([q], None)
 
@@ -994,6 +994,16 @@ def under_fingers_seconds(ep: Episode, side: Side, q: int) -> float:
     over the episode's stretches."""
     return sum((d.frame_end - d.frame_start + 1) * ep.frame_interval for d in dwells(ep, side, 0.0)
                if q in contacts(ep, d, side))
+
+
+def other_hand_longer(ep: Episode, side: Side, q: int, side_s: float | None = None) -> bool:
+    """The other side's hand lay over point q longer than `side`'s fingers did (`side_s`: the
+    latter when already known): whatever changed the piece there, it was not `side`'s touch.
+    A hand's side is the board edge its arm crosses, so an arm reaching across the board may be
+    read as the other side's: this only ever stops an accusation."""
+    if side_s is None:
+        side_s = under_fingers_seconds(ep, side, q)
+    return under_fingers_seconds(ep, side.opponent, q) > side_s
 
 
 # ---------------------------------------------------------------- the rules, in order
@@ -1016,11 +1026,10 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         hit = None
     if hit is None and not shifted and not handled:
         return
-    if hit is None and (under_fingers_seconds(s.episode, last.side.opponent, last.to_sq)
-                        > under_fingers_seconds(s.episode, last.side, last.to_sq)):
-        # moved or changed with no rest of the last mover's on it, and the other side's hand over
-        # it longer: the opponent's hand did it (held-back 8828, moved to tuning: red's chariot
-        # taking black's cannon on b0, the capture not yet read, 'black touched b0 again')
+    if hit is None and other_hand_longer(s.episode, last.side, last.to_sq):
+        # moved or changed with no rest of the last mover's on it (held-back 8828, moved to
+        # tuning: red's chariot taking black's cannon on b0, the capture not yet read, 'black
+        # touched b0 again')
         return
     frames = evidence_frames(s.cfg, s.episode, s.after, last.to_sq)
     if hit is not None:

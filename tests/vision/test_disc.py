@@ -149,6 +149,14 @@ def test_a_disc_beside_an_empty_point_is_reported_though_its_rim_fits_a_little_o
     assert np.linalg.norm(right[0] - truth.offsets[a8]) <= 0.1
 
 
+def _reading(probs: dict[int, float]) -> np.ndarray:
+    """One point's class probabilities (1, 15): class -> probability, the rest 0."""
+    out = np.zeros((1, 15), np.float32)
+    for c, v in probs.items():
+        out[0, c] = v
+    return out
+
+
 def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_its_crop_reads_it_surely():
     """Tuning clip 8814: an advisor put down 0.45 spacings off its point; the model said 0.09
     (too short to back the rim), the point read 0.27 empty. The crop centred on the rim read the
@@ -157,11 +165,9 @@ def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_it
     c6 = 56
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
-    unsure = np.zeros((1, 15), np.float32)
-    unsure[0, 0], unsure[0, 12] = 0.27, 0.73
+    unsure = _reading({0: 0.27, 12: 0.73})
     model = np.array([[0.0, -0.09]], np.float32)
-    sure_piece = np.zeros((1, 15), np.float32)
-    sure_piece[0, 12] = 1.0
+    sure_piece = _reading({12: 1.0})
     seen = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece)
     assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
     assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
@@ -175,11 +181,9 @@ def test_an_unsurely_read_pieces_rim_a_little_off_the_sets_size_is_taken_where_i
     c6 = 56
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
-    unsure = np.zeros((1, 15), np.float32)
-    unsure[0, 0], unsure[0, 4] = 0.3, 0.24
+    unsure = _reading({0: 0.3, 4: 0.24})
     model = np.array([[0.0, -0.09]], np.float32)
-    sure_piece = np.zeros((1, 15), np.float32)
-    sure_piece[0, 12] = 1.0
+    sure_piece = _reading({12: 1.0})
     r = float(fit_discs(img, truth.homography, pts).radius[0])
     seen = point_offsets(img, truth.homography, pts, unsure, model, lambda *a: sure_piece, set_radius=r / 1.15)
     assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
@@ -200,15 +204,12 @@ def test_a_piece_read_surely_whose_clear_rim_lies_far_off_its_point_is_measured_
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
     model = np.array([[0.0, -0.09]], np.float32)
-    sure = np.zeros((1, 15), np.float32)
-    sure[0, 12] = 1.0
+    sure = _reading({12: 1.0})
     seen = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure)
     assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
-    other = np.zeros((1, 15), np.float32)
-    other[0, 10] = 1.0
+    other = _reading({10: 1.0})
     assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: other), model)
-    unsure = np.zeros((1, 15), np.float32)
-    unsure[0, 0], unsure[0, 12] = 0.2, 0.8
+    unsure = _reading({0: 0.2, 12: 0.8})
     assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: unsure), model)
     near_img, near_truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.27),))
     near = point_offsets(near_img, near_truth.homography, pts, sure, model, lambda *a: sure)
@@ -224,10 +225,8 @@ def test_a_rim_off_an_unsurely_read_point_is_taken_though_the_models_short_offse
     c6 = 56
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
-    unsure = np.zeros((1, 15), np.float32)
-    unsure[0, 0], unsure[0, 12] = 0.22, 0.78
-    sure_piece = np.zeros((1, 15), np.float32)
-    sure_piece[0, 12] = 1.0
+    unsure = _reading({0: 0.22, 12: 0.78})
+    sure_piece = _reading({12: 1.0})
     a = np.radians(40.0)      # the still's rim is fitted 5 degrees the other way: 45 apart, cosine 0.7
     aside = np.array([[-0.14 * np.sin(a), -0.14 * np.cos(a)]], np.float32)
     seen = point_offsets(img, truth.homography, pts, unsure, aside, lambda *a: sure_piece)
