@@ -974,7 +974,11 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
-    fingers_s = under_fingers_seconds(s.episode, mover, q)
+    # only while the move was being made: a hand leaving after it put the piece down passes over
+    # pieces on its way out (held-back 8839, moved to tuning: black's cannon put down on b2, the
+    # fingertips over c6 for a frame on the way back to black's edge, c6's face changed 0.39:
+    # 'black touched c6 then moved b7b2')
+    fingers_s = under_fingers_seconds(s.episode, mover, q, until=released_at(s.episode, mover, m.from_sq, m.to_sq))
     if fingers_s < s.cfg.handled_fingers_s:
         # hardly under the mover's fingers: something else changed it (tuning 8392: red's hand
         # came in over e0 for one frame on its way to e3, the back rank's faces all changed a
@@ -989,11 +993,25 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return Touch([q], None)
 
 
-def under_fingers_seconds(ep: Episode, side: Side, q: int) -> float:
+def under_fingers_seconds(ep: Episode, side: Side, q: int, until: int | None = None) -> float:
     """How long point q was among the places `side`'s fingers may have been (contacts), summed
-    over the episode's stretches."""
+    over the episode's stretches (those begun by frame `until`, when given)."""
     return sum((d.frame_end - d.frame_start + 1) * ep.frame_interval for d in dwells(ep, side, 0.0)
-               if q in contacts(ep, d, side))
+               if (until is None or d.frame_start <= until) and q in contacts(ep, d, side))
+
+
+def released_at(ep: Episode, side: Side, from_sq: int, to_sq: int) -> int | None:
+    """The last frame `side`'s fingertips were over the moved piece's destination after they had
+    been over its origin: where the piece was let go. None when the hand's path does not show the
+    piece carried (fingertips never read on the origin and then the destination): a hand may
+    pass over the destination on its way in (tuning 8346: red's hand over h1 before it reached
+    for i3 and then moved h2h1)."""
+    stretches = dwells(ep, side, 0.0)
+    picked = min((d.frame_start for d in stretches if from_sq in tips(ep, d, side)), default=None)
+    if picked is None:
+        return None
+    return max((d.frame_end for d in stretches if d.frame_start > picked and to_sq in tips(ep, d, side)),
+               default=None)
 
 
 def other_hand_longer(ep: Episode, side: Side, q: int, side_s: float | None = None) -> bool:

@@ -705,3 +705,16 @@ def test_a_rest_beside_a_victim_before_one_rest_that_lifts_it_and_takes_the_piec
     pos.push(Move.from_iccs("b7b0"))
     ev = _run(pos, "a0b0", [(["b0", "c0", "d0", "c1"], 0.9), (["a0", "b0", "c0"], 1.1)])
     assert len(_touches(ev)) == 1 and _p("c0") in _touches(ev)[0]
+
+
+def test_a_changed_face_the_hand_passed_over_only_after_putting_the_piece_down_is_no_touch():
+    # held-back 8839 (moved to tuning): black's cannon carried b7 to b2, and the hand going back to
+    # black's edge passed over c6 for a frame or two; c6's face changed. A touch is before the move
+    # is made: a piece the hand passes as it leaves was not touched first
+    pick, put = (["h2"], 0.3), (["e2"], 0.4)
+    past_g3 = [(["g2", "g3", "h2"], 0.12), (["h2", "h3", "g3"], 0.12)]
+    ev = _settle(IncidentTracker(), Position(), "h2e2", [pick, put] + past_g3, looks_changed={"g3": 0.6})
+    assert _touches(ev) == []
+    # the same fingers over g3 before the cannon was picked up: touched first, then the cannon moved
+    ev = _settle(IncidentTracker(), Position(), "h2e2", past_g3 + [pick, put], looks_changed={"g3": 0.6})
+    assert _touches(ev) == [sorted([_p("g3"), _p("h2")])]
