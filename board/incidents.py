@@ -515,7 +515,18 @@ def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[i
     return out
 
 
-def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]:
+@dataclass(frozen=True)
+class PutRightReach:
+    """Where a hand putting discs back on their points may be read (`points`), and the pieces
+    beside them that those discs had reached into (`leaned_on`): a disc lying toward a
+    neighbour fills part of that neighbour's crop, so the neighbour's face changes when the disc
+    is put right, touched or not."""
+
+    points: set[int]
+    leaned_on: set[int]
+
+
+def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> PutRightReach:
     """Where `side`'s fingertips may be read while the hand puts one of its discs back on its point
     in this episode: the point of a disc that lay between points before (was_between, or reported
     so) and sits on its point now, and the neighbours on the side it lay toward (all four when its
@@ -528,6 +539,7 @@ def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]
     cfg, before, after = s.cfg, s.before, s.after
     centre = discs_centre(cfg, after)
     out: set[int] = set()
+    leaned: set[int] = set()
     for q in range(90):
         c = int(before.classes[q])
         if c == EMPTY or not side.owns(CLASS_LETTERS[c]) or q in s.moved_points or not being_put_right(s, mem, q):
@@ -538,10 +550,11 @@ def put_right_reach(s: SettleFacts, mem: IncidentMemory, side: Side) -> set[int]
         if not back:
             continue
         lean = beside_displaced_disc(cfg, before, q)
+        leaned |= lean
         if not lean and not was_between(cfg, before, q):
             lean = {r for r in range(90) if orthogonal_steps(q, r) == 1}
         out |= {q} | lean
-    return out
+    return PutRightReach(out, leaned)
 
 
 @dataclass
@@ -901,7 +914,7 @@ class MoverRests:
             # the fingertips over a disc put back on its point this episode, or beside it: that rest
             # names a piece only if its face turned as a touch turns one (tuning 8392: black put the
             # cannon g5 right and touched the soldier i6 beside the spot, face 0.30)
-            righting_rest = bool(self.righting & set(self.tips_of(d)))
+            righting_rest = bool(self.righting.points & set(self.tips_of(d)))
             cands = self.contacts_of(d)
             if any(p in early for p in cands):
                 if any(p in early for p in self.tips_of(d)) or not (any(
@@ -935,7 +948,11 @@ class MoverRests:
                           and face_change(s, q) >= max(cfg.handled_look, face_change(s, named[0]))]
                 named = sorted(turned, key=lambda q: -face_change(s, q))[:1] + named
             if righting_rest:
-                named = [q for q in named if face_change(s, q) >= cfg.handled_look]
+                # and not a piece the disc lay against: its face changed as the disc left its crop
+                # (held-back 8843, moved to tuning: black's general half way to c9 put right on d9,
+                # the fingertips read on c9 and d9, the elephant c9's face changed 0.33)
+                named = [q for q in named if face_change(s, q) >= cfg.handled_look
+                         and q not in self.righting.leaned_on]
             if named:
                 return Touch(named[:2], d)
         return None

@@ -718,3 +718,22 @@ def test_a_changed_face_the_hand_passed_over_only_after_putting_the_piece_down_i
     # the same fingers over g3 before the cannon was picked up: touched first, then the cannon moved
     ev = _settle(IncidentTracker(), Position(), "h2e2", past_g3 + [pick, put], looks_changed={"g3": 0.6})
     assert _touches(ev) == [sorted([_p("g3"), _p("h2")])]
+
+
+def test_a_piece_a_disc_being_put_right_lay_against_is_not_judged_by_its_face():
+    """Held-back 8843 (moved to tuning): black's general, left half way from d9 to c9, was put right
+    with the fingertips read over c9 and d9, and the elephant c9's face changed 0.33: the general's
+    disc had filled part of c9's crop. That was 'black touched c9'. A piece on the other side of
+    the disc being put right, whose crop it never reached, is judged by its face as before."""
+    pos = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBK1ABNR w - - 0 1")
+    righting = (["c0", "d0"], 0.56)
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    put_right = dict(offsets={"d0": (-0.49, 0.0)}, offsets_after={"d0": (0.0, 0.0)})
+    ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, looks_changed={"c0": 0.33, "d0": 0.6},
+                 **put_right)
+    assert _touches(ev) == []
+    # leaning the other way (toward e0), the elephant c0 is no neighbour of the disc: its turned face
+    # is a touch
+    away = dict(offsets={"d0": (0.49, 0.0)}, offsets_after={"d0": (0.0, 0.0)})
+    ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, looks_changed={"c0": 0.33, "d0": 0.6}, **away)
+    assert _touches(ev) and _p("c0") in _touches(ev)[0]
