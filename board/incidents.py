@@ -566,14 +566,15 @@ class Touch:
 
 
 def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
-    """The rest was read on one piece right beside the moved piece's point or its destination,
-    and that piece's face, read again, is exactly as it was (`face_unchanged`): the fingertips
-    were on the moved piece, placed a point off by the hand detector (tuning clip 8381: 'touched
-    c3' while picking up b2, its face changed 0.02). True touches read on one piece with so
-    little change lay two points or more from the move (tuning 8366, 8374)."""
-    if len(touch.points) != 1 or not s.moves:
+    """The rest was read on pieces right beside the moved piece's point or its destination, and
+    each one's face, read again, is exactly as it was (`face_unchanged`): the fingertips were on
+    the moved piece, placed a point off by the hand detector (tuning clip 8381: 'touched c3' while
+    picking up b2, its face changed 0.02; held-back 8848, moved to tuning: 'touched f9 or d9'
+    while taking the general e9 to e8, faces 0.017 and 0.019). True touches read with so little
+    change lay two points or more from the move (tuning 8366, 8374)."""
+    if not touch.points or not s.moves:
         return False
-    return _beside_move_unchanged(s, touch.points[0], face_change(s, touch.points[0]))
+    return all(_beside_move_unchanged(s, q, face_change(s, q)) for q in touch.points)
 
 
 def _beside_move_unchanged(s: SettleFacts, p: int, change: float) -> bool:

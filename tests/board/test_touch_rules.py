@@ -737,3 +737,16 @@ def test_a_piece_a_disc_being_put_right_lay_against_is_not_judged_by_its_face():
     away = dict(offsets={"d0": (0.49, 0.0)}, offsets_after={"d0": (0.0, 0.0)})
     ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, looks_changed={"c0": 0.33, "d0": 0.6}, **away)
     assert _touches(ev) and _p("c0") in _touches(ev)[0]
+
+
+def test_a_rest_read_beside_the_moved_piece_on_several_faces_left_as_they_were_is_the_pick_up_read_a_point_off():
+    """Held-back 8848 (moved to tuning): black's fingers on the general e9, read a rank beyond at
+    d8/e8 with the advisors d9 and f9 under them too, then the general taken to e8: 'touched f9
+    or d9', whose faces changed 0.017 and 0.019. As with one piece (tuning 8381, above), pieces
+    right beside the moved one, every one read again as it was, were not touched; one of them
+    turned, they were."""
+    pos = Position.from_fen("3k5/9/9/9/9/9/3P5/3AC4/9/4K4 w - - 0 1")
+    rests = [(["d3", "e3", "d2", "e2"], 0.5), (["e2"], 0.3), (["g2"], 0.4)]
+    assert _touches(_settle(IncidentTracker(), pos, "e2g2", rests, looks_changed={})) == []
+    ev = _settle(IncidentTracker(), pos, "e2g2", rests, looks_changed={"d3": 0.3})
+    assert _touches(ev) and _p("d3") in _touches(ev)[0]
