@@ -123,7 +123,8 @@ def disc_off_point(evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig,
 
 
 def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
-                          cfg: IncidentConfig, offsets_before: np.ndarray | None = None) -> Move | None:
+                          cfg: IncidentConfig, offsets_before: np.ndarray | None = None,
+                          ties_to_nearer: bool = False) -> Move | None:
     """The one move of `dests` whose destination is the legal one nearest a disc seen off the
     points (an empty reading whose offset says where the disc lies): within `disc_reach` of it
     and clearly nearer than any other legal destination. None if none or several. A disc half
@@ -131,10 +132,15 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
     the legal one (tuning clip 8332: a chariot put down 0.47 spacings beside a1, toward b1,
     was taken for knocked off a0). A disc seen where it was at the last settle
     (`offsets_before`) was there before the move: not the moved piece (tuning clip 8348: a
-    circle read off the emptied b7 a move earlier took the cannon's move for b2b7)."""
+    circle read off the emptied b7 a move earlier took the cannon's move for b2b7). With
+    `ties_to_nearer`, a disc about as near two legal destinations is put down for the nearer.
+    A disc about as near the piece's own point as any destination names none (held-back 8837,
+    moved to tuning: a circle read 0.59 from g7 and 0.62 from the emptied h7 beside the cannon's
+    real disc by h2 made two candidates, and neither was taken)."""
     if not dests:
         return None
     places = np.array([(m.to_sq % 9, m.to_sq // 9) for m in dests], dtype=np.float64)
+    origins = {m.from_sq for m in dests}
     hits: set[int] = set()
     looked: set[int] = set()
     for m in dests:
@@ -153,7 +159,11 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
             order = np.argsort(dist)
             if dist[order[0]] > cfg.disc_reach:
                 continue
-            if len(order) > 1 and dist[order[1]] - dist[order[0]] < cfg.disc_clear:
+            if len(origins) == 1:
+                o_sq = next(iter(origins))
+                if float(np.hypot(disc[0] - o_sq % 9, disc[1] - o_sq // 9)) - dist[order[0]] < cfg.disc_clear:
+                    continue    # about as near the piece's own point: pushed off it, or a circle there
+            if len(order) > 1 and dist[order[1]] - dist[order[0]] < cfg.disc_clear and not ties_to_nearer:
                 continue
             hits.add(int(order[0]))
     return dests[hits.pop()] if len(hits) == 1 else None
@@ -178,9 +188,14 @@ def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleC
                         offsets_before: np.ndarray | None = None) -> Move | None:
     """The candidate move whose destination is the point nearest a disc the reader sees
     near, not on, a point (its reading is empty, its offset says where the disc is), and
-    that was not seen there at the last settle (`offsets_before`)."""
+    that was not seen there at the last settle (`offsets_before`). The piece left its point and
+    reads on none, so the disc is it: one lying about half way between two legal destinations
+    was put down for the nearer (held-back 8832 and 8837, moved to tuning: cannons put down 0.49
+    spacings off b5 and h2, their discs 0.51 and 0.53 from the next point; no destination was
+    chosen, the move went unrecorded, 'knocked' and the reply 'illegal')."""
     return off_point_destination(vanished_moves(position, reading.evidence, cfg.explain),
-                                 reading.evidence, reading.offsets, cfg.incidents, offsets_before)
+                                 reading.evidence, reading.offsets, cfg.incidents, offsets_before,
+                                 ties_to_nearer=True)
 
 
 def capture_under_way(position: Position, evidence: Evidence, xcfg: ExplainConfig) -> bool:

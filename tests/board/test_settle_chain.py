@@ -141,12 +141,36 @@ def test_a_disc_half_way_to_a_point_the_piece_cannot_reach_is_put_down_for_the_l
     ctx = _ctx(rec, _reading(board, offsets), covered=["a1", "b1", "a0"])
     out = explain_settle(ctx)
     assert out is not None and out.step == "vanished_piece" and out.between == Move.from_iccs("a0a1")
-    # the same disc as far from a1 as from a2 (a tie between two legal destinations): no choice
+    # a disc about as far from a1 as from a2 (held-back 8832, moved to tuning: a cannon put down
+    # 0.49 off b5, its disc measured 0.51 from b5 and 0.53 from b4): the piece that vanished is
+    # that disc, put down for the nearer point; a best move read elsewhere is not moved onto a tie
     offsets[:] = 0
-    offsets[_p("a1")] = (0.0, 0.5)
-    offsets[_p("a2")] = (0.0, -0.5)
+    offsets[_p("a1")] = (0.0, 0.52)
+    offsets[_p("a2")] = (0.0, -0.49)
     assert off_point_destination_move(_ctx(rec, _reading(board, offsets))) is None
-    assert vanished_piece(_ctx(rec, _reading(board, offsets))) is None
+    out = vanished_piece(_ctx(rec, _reading(board, offsets)))
+    assert out is not None and out.between == Move.from_iccs("a0a2")
+
+
+def test_a_circle_by_the_vacated_point_does_not_hide_the_disc_by_the_destination():
+    # held-back 8837 (moved to tuning): the cannon h7 put down 0.49 off h2, and a circle read 0.59
+    # from g7 and 0.62 from the emptied h7 itself: two candidate destinations, so none was taken,
+    # the move went unrecorded and the reply was called illegal. A disc about as near the piece's
+    # own point as any destination says nothing of where it went.
+    rec = GameRecord.starting(Position(), [Move.from_iccs("h2e2")])
+    board = _after(rec.position, "h7h2")
+    board[_p("h2")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("h2")] = (0.04, 0.44)
+    offsets[_p("h3")] = (0.03, -0.56)
+    offsets[_p("g7")] = (0.49, 0.34)
+    out = vanished_piece(_ctx(rec, _reading(board, offsets)))
+    assert out is not None and out.between == Move.from_iccs("h7h2")
+    # the circle alone, nearer g7 than h7 by more than a measurement's noise: the cannon went to g7
+    offsets[_p("h2")] = offsets[_p("h3")] = 0.0
+    offsets[_p("g7")] = (0.3, 0.1)
+    out = vanished_piece(_ctx(rec, _reading(board, offsets)))
+    assert out is not None and out.between == Move.from_iccs("h7g7")
 
 
 def test_a_moved_piece_read_as_another_own_kind_at_its_destination_is_still_that_move():
