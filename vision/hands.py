@@ -476,6 +476,7 @@ class HandDetector:
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
+        self._bumped = False    # the lock moved with the camera and has not come to rest since
         self._t: float | None = None
         self._n = 0
 
@@ -488,6 +489,15 @@ class HandDetector:
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
                 self.shown_s = 0.0
+                self._bumped = True
+            elif self._bumped:
+                # the camera has come to rest after a knock: the discs stand up off the board, so
+                # from the new viewpoint every piece (and the strip beyond the edge) looks a little
+                # different, and a rank of them along the edge joins the ring like an arm that
+                # never leaves (held-back 8857, moved to tuning: the back rank 'a hand' for the
+                # rest of the game, never quiet again, five moves lost). Learn the board afresh,
+                # as after a re-lock, the lattice telling a hand there from the board.
+                self.reset()
         self._last_h = np.array(h, np.float64)
         return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
