@@ -730,9 +730,14 @@ class MoverRests:
         (tuning 8385: red's hand unseen taking b2 to b9, a 0.36 s 'rest' read at i1 under a change
         of light that turned every face 0.3-0.5)."""
         seen_home = int(self.s.episode.home_last_seen[self.move.from_sq])
-        before_pick = sum(1 for d in self.rests if d.frame_end < seen_home)
+        # and the last rest with the fingertips on the moved piece itself picked it up, wherever the
+        # hand was lost after it: the rests before it came first (held-back 8831, moved to tuning:
+        # red's fingers on the soldier a3 for 1.2 s, read at b3/a3 with the cannon b2 under the hand
+        # too, then on b2, the capture on b9 out of the hand detector's sight)
+        picks = [j for j, d in enumerate(self.rests) if self.move.from_sq in self.tips_of(d)]
+        before_pick = max([sum(1 for d in self.rests if d.frame_end < seen_home)] + picks)
         short = {i for i, d in enumerate(self.rests[:before_pick]) if d.seconds < self.s.cfg.unseen_move_dwell_s}
-        return self.first_touch(before_pick, self.involved, [], short)
+        return self.first_touch(before_pick, self.involved, picks, short)
 
     def taken_before(self, d: Dwell) -> bool:
         """The fingertips stayed on the moved piece a while before rest d: it was picked up then,

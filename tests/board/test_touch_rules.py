@@ -758,3 +758,20 @@ def test_a_rest_read_beside_the_moved_piece_on_several_faces_left_as_they_were_i
     assert _touches(_settle(IncidentTracker(), pos, "e2g2", rests, looks_changed={})) == []
     ev = _settle(IncidentTracker(), pos, "e2g2", rests, looks_changed={"d3": 0.3})
     assert _touches(ev) and _p("d3") in _touches(ev)[0]
+
+
+def test_a_rest_before_the_rest_on_the_moved_piece_is_a_touch_though_the_hand_was_lost_for_the_move():
+    """Held-back 8831 (moved to tuning): red's fingers on the soldier a3 for 1.2 s, read at b3/a3
+    with the cannon b2 under the hand too, then on b2 itself, and the capture on b9 beyond the hand
+    detector's sight. The cannon was covered from the first rest on, so its reading cannot order
+    the rests with the pick-up; the rest with the fingertips on it can: it picked the cannon up,
+    and the rest before it was on the soldier."""
+    pos = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+    rest_on_a3 = (["b3", "a3", "b2", "a2"], 1.2)
+    on_b2 = (["b2", "a2"], 0.44)
+    lost = [([], 0.6), ([], 0.4)]
+    ev = _settle(IncidentTracker(), pos, "b2b9", [rest_on_a3, on_b2] + lost, vacated=("b2", 0))
+    assert _touches(ev) == [sorted([_p("a3"), _p("b2")])]
+    # the fingertips never on the cannon: which rest picked it up is not known, no accusation
+    ev = _settle(IncidentTracker(), pos, "b2b9", [rest_on_a3] + lost, vacated=("b2", 0))
+    assert _touches(ev) == []
