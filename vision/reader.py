@@ -124,6 +124,15 @@ class FoundBoard:
     reads: PointReads | None        # None when no classifier was given
 
 
+SURE_PIECE = 0.8   # a point read as one piece with at least this probability (and empty below 1 - it)
+
+
+def _sure_pieces(probs: np.ndarray) -> int:
+    """Points read surely as a piece."""
+    p = np.asarray(probs)
+    return int(((p[:, 0] < 1.0 - SURE_PIECE) & (p[:, 1:].max(axis=1) >= SURE_PIECE)).sum())
+
+
 def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
     """Find, orient and (with a classifier: anything whose run(image, h) gives PointReads) read a board.
 
@@ -390,11 +399,13 @@ class BoardReader:
             found = locate_and_read(frame, self._clf)
         except BoardNotFoundError:
             return False
-        if self.h is not None:
-            # re-lock after a bump: keep red where it was
+        if self.h is not None and self._recheck_t is None:
+            # re-lock after a bump: keep red where it was (unless the lattice lost was a doubted one,
+            # perhaps not the board at all: its orientation says nothing)
             kept = same_orientation(found.homography, self.h)
             if not np.array_equal(kept, found.homography):
                 found = _turned_half_round(found, kept)
+        if self.h is not None:
             self.relocks += 1
         self._adopt(frame, t, found)
         return True
@@ -437,13 +448,23 @@ class BoardReader:
             found = None
         self.searches += 1
         self.search_s += _time.perf_counter() - start
-        if found is None or found.score < here + cfg.better_by:
+        if found is None or found.score < here + cfg.better_by or self._reads_fewer_pieces(found):
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
             return
         self.relocks += 1
         self.lattice_replaced += 1
         self._adopt(frame, t, found)
+
+    def _reads_fewer_pieces(self, found: FoundBoard) -> bool:
+        """A lattice found in place of a doubted lock reads fewer points surely as pieces than the
+        lock does: its lines may show more clearly (the edge of a far, foreshortened board, a line
+        off), but the pieces stand on the lock's points (held-back 8836, moved to tuning: the true
+        lattice, its far lines faint under sensor noise, replaced by one 64 px off at the far
+        end; the game was lost)."""
+        if found.reads is None or self.lock is None:
+            return False
+        return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs)
 
     def _search_due(self, t: float) -> bool:
         if self.search_share is None:
