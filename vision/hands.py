@@ -37,7 +37,9 @@ under such a hand, or under something lying across the ring (`_odd_ring`), are `
 are released as soon as they show the board again (`_reveal`), so an arm that leaves gives the
 board back promptly. Once the board has been quiet for `settle_s` (in all) everything counts as verified.
 When the lock follows a knocked camera, the ring is unverified again: the board's sides just
-beyond its edge look different from the new viewpoint, and that strip is no arm.
+beyond its edge look different from the new viewpoint, and that strip is no arm. Once the camera
+has come to rest the whole background is learnt afresh, as after a re-lock: the discs stand up
+off the board, so every one of them looks a little different from there too.
 """
 from __future__ import annotations
 
