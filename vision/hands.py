@@ -422,7 +422,7 @@ class HandDetector:
                  arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
                  bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
-                 bare_chroma: float = 0.12, arm_edge_frac: float = 0.25,
+                 bare_chroma: float = 0.12, arm_edge_frac: float = 0.25, relearn_spacings: float = 0.1,
                  lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
@@ -439,7 +439,9 @@ class HandDetector:
         `bare_chroma`: the largest differences of a cell's mean log-brightness and chroma
         features from its bare neighbours' for it to be bare margin). `arm_edge_frac`: the share of
         a ring cell's outer border (where the view of the ring ends) an arm at rest departs on: an
-        arm comes from beyond it, a disc knocked just over the edge lies inside it."""
+        arm comes from beyond it, a disc knocked just over the edge lies inside it.
+        `relearn_spacings`: how far (in point spacings) a knock must have moved the board in the
+        image, once the camera is at rest again, for the whole background to be learnt afresh."""
         self.on, self.off = on, off
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
@@ -453,6 +455,7 @@ class HandDetector:
         self.held_recheck_s = held_recheck_s
         self.bare_bright, self.bare_chroma = bare_bright, bare_chroma
         self.arm_edge_frac = arm_edge_frac
+        self.relearn_spacings = relearn_spacings
         self.lattice = lattice or LatticeConfig()
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
@@ -478,7 +481,7 @@ class HandDetector:
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self._last_h: np.ndarray | None = None
-        self._bumped = False    # the lock moved with the camera and has not come to rest since
+        self._bumped_from: np.ndarray | None = None   # the lock before it began to move, until it rests
         self._t: float | None = None
         self._n = 0
 
@@ -491,15 +494,21 @@ class HandDetector:
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
                 self.shown_s = 0.0
-                self._bumped = True
-            elif self._bumped:
+                if self._bumped_from is None:
+                    self._bumped_from = self._last_h
+            elif self._bumped_from is not None:
+                shift = float(np.abs(apply_h(h, POINTS) - apply_h(self._bumped_from, POINTS)).max()) / point_spacing_px(h)
+                self._bumped_from = None
                 # the camera has come to rest after a knock: the discs stand up off the board, so
                 # from the new viewpoint every piece (and the strip beyond the edge) looks a little
                 # different, and a rank of them along the edge joins the ring like an arm that
                 # never leaves (held-back 8857, moved to tuning: the back rank 'a hand' for the
                 # rest of the game, never quiet again, five moves lost). Learn the board afresh,
-                # as after a re-lock, the lattice telling a hand there from the board.
-                self.reset()
+                # as after a re-lock, the lattice telling a hand there from the board. Not after the
+                # lock's own jitter (a few hundredths of a spacing while a hand hides part of the
+                # lines), which leaves the board where it was.
+                if shift >= self.relearn_spacings:
+                    self.reset()
         self._last_h = np.array(h, np.float64)
         return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
 
