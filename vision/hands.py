@@ -54,6 +54,13 @@ MARGIN = 1      # ring of cells outside the lattice (point spacings)
 GX, GY = 9 + 2 * MARGIN, 10 + 2 * MARGIN
 
 
+def _lattice_shift(h: np.ndarray, other: np.ndarray) -> float:
+    """How far the lattice under `h` lies from the one under `other`: the largest move of a point,
+    in point spacings."""
+    from .geometry import POINTS, apply_h, point_spacing_px
+    return float(np.abs(apply_h(h, POINTS) - apply_h(other, POINTS)).max()) / point_spacing_px(h)
+
+
 @dataclass
 class HandState:
     """What the hand detector concluded for one frame."""
@@ -487,9 +494,8 @@ class HandDetector:
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
-        from .geometry import POINTS, apply_h, point_spacing_px
         if self._last_h is not None and self.bg is not None:
-            moved = float(np.abs(apply_h(h, POINTS) - apply_h(self._last_h, POINTS)).max()) / point_spacing_px(h)
+            moved = _lattice_shift(h, self._last_h)
             if moved > self.bump_spacings:
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
@@ -497,7 +503,7 @@ class HandDetector:
                 if self._bumped_from is None:
                     self._bumped_from = self._last_h
             elif self._bumped_from is not None:
-                shift = float(np.abs(apply_h(h, POINTS) - apply_h(self._bumped_from, POINTS)).max()) / point_spacing_px(h)
+                shift = _lattice_shift(h, self._bumped_from)
                 self._bumped_from = None
                 # the camera has come to rest after a knock: the discs stand up off the board, so
                 # from the new viewpoint every piece (and the strip beyond the edge) looks a little

@@ -399,13 +399,13 @@ class BoardReader:
             found = locate_and_read(frame, self._clf)
         except BoardNotFoundError:
             return False
-        if self.h is not None and self._recheck_t is None:
-            # re-lock after a bump: keep red where it was (unless the lattice lost was a doubted one,
-            # perhaps not the board at all: its orientation says nothing)
-            kept = same_orientation(found.homography, self.h)
-            if not np.array_equal(kept, found.homography):
-                found = _turned_half_round(found, kept)
         if self.h is not None:
+            if self._recheck_t is None:
+                # re-lock after a bump: keep red where it was (unless the lattice lost was a doubted
+                # one, perhaps not the board at all: its orientation says nothing)
+                kept = same_orientation(found.homography, self.h)
+                if not np.array_equal(kept, found.homography):
+                    found = _turned_half_round(found, kept)
             self.relocks += 1
         self._adopt(frame, t, found)
         return True
