@@ -442,12 +442,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 16.0, "azimuth_deg": 340.0, "fov_deg": 68.5, "distortion": -0.01, "noise": 6.3, "bump": True}),
     BenchClip(8860, "mat", 8, (("touch_move_other", 3), ("between_points", 4), ("arm_pass", 6)),
               {"tilt_deg": 8.0, "azimuth_deg": 230.0, "fov_deg": 58.5, "glare": True, "shadows": True, "bump": True}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 28 by bench/draw_clips.py --seed 2026120328 --first 8861 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 28 (8861-8890), scored once there and moved here at stop 29 to be looked into;
+    # thirty fresh clips (bench/draw_clips.py --seed 2026120329 --first 8891 --count 30) took their place
+    # in HELD_BACK.
     BenchClip(8861, "wood", 8, (("retouch", 3), ("touch_move_other", 4), ("arm_pass", 6)),
               {"tilt_deg": 4.0, "azimuth_deg": 260.0, "fov_deg": 52.0, "noise": 3.4, "glare": True, "shadows": True, "bump": False}),
     BenchClip(8862, "cloth", 8, (("arm_pass", 1), ("touch_move_other", 3), ("between_points", 8)),
@@ -508,6 +505,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 11.5, "azimuth_deg": 110.0, "fov_deg": 65.0, "distortion": -0.08, "bump": False}),
     BenchClip(8890, "mat", 8, (("touch_move_other", 1), ("arm_pass", 3), ("knocked", 6)),
               {"tilt_deg": 22.5, "azimuth_deg": 230.0, "fov_deg": 66.5, "distortion": 0.04, "noise": 5.0, "bump": True}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 29 by bench/draw_clips.py --seed 2026120329 --first 8891 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(8891, "wood", 8, (("touch_move_other", 1), ("retouch", 2), ("arm_pass", 4)),
+              {"tilt_deg": 41.0, "azimuth_deg": 285.0, "fov_deg": 76.0, "shadows": True, "bump": True}),
+    BenchClip(8892, "cloth", 8, (("retouch", 3), ("arm_pass", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 0.0, "fov_deg": 48.5, "blur": 1.9, "shadows": True, "bump": True}),
+    BenchClip(8893, "paper", 8, (("retouch", 2), ("arm_pass", 5), ("between_points", 7)),
+              {"tilt_deg": 24.5, "azimuth_deg": 230.0, "fov_deg": 64.0, "distortion": -0.01, "bump": False}),
+    BenchClip(8894, "plastic", 8, (("knocked", 2), ("arm_pass", 3), ("touch_move_other", 4)),
+              {"tilt_deg": 13.5, "azimuth_deg": 75.0, "fov_deg": 54.0, "distortion": 0.0, "shadows": True, "bump": True}),
+    BenchClip(8895, "mat", 8, (("retouch", 1), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 17.5, "azimuth_deg": 320.0, "fov_deg": 62.5, "distortion": 0.01, "shadows": True, "bump": True}),
+    BenchClip(8896, "wood", 8, (("retouch", 4), ("knocked", 6), ("arm_pass", 7)),
+              {"tilt_deg": 16.0, "azimuth_deg": 90.0, "fov_deg": 77.0, "noise": 4.6, "glare": True, "bump": True}),
+    BenchClip(8897, "cloth", 8, (("retouch", 1), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 36.5, "azimuth_deg": 15.0, "fov_deg": 63.5, "shadows": True, "bump": True}),
+    BenchClip(8898, "paper", 8, (("arm_pass", 1), ("between_points", 3), ("knocked", 7)),
+              {"tilt_deg": 30.0, "azimuth_deg": 145.0, "fov_deg": 50.0, "distortion": -0.07, "noise": 2.1, "bump": False}),
+    BenchClip(8899, "plastic", 8, (("knocked", 4), ("arm_pass", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 11.5, "azimuth_deg": 315.0, "fov_deg": 56.5, "noise": 6.0, "bump": True}),
+    BenchClip(8900, "mat", 8, (("between_points", 1), ("touch_move_other", 3), ("arm_pass", 7)),
+              {"tilt_deg": 22.5, "azimuth_deg": 315.0, "fov_deg": 73.0, "blur": 1.4, "noise": 5.9, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8901, "wood", 8, (("retouch", 1), ("between_points", 4), ("arm_pass", 7)),
+              {"tilt_deg": 30.0, "azimuth_deg": 40.0, "fov_deg": 54.5, "distortion": -0.01, "blur": 1.2, "noise": 3.2, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8902, "cloth", 8, (("knocked", 4), ("retouch", 7), ("arm_pass", 8)),
+              {"tilt_deg": 38.5, "azimuth_deg": 110.0, "fov_deg": 51.5, "blur": 1.1, "bump": False}),
+    BenchClip(8903, "paper", 8, (("retouch", 1), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 35.5, "azimuth_deg": 320.0, "fov_deg": 60.0, "bump": True}),
+    BenchClip(8904, "plastic", 8, (("knocked", 6), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 10.5, "azimuth_deg": 255.0, "fov_deg": 51.0, "distortion": -0.02, "blur": 1.9, "glare": True, "bump": False}),
+    BenchClip(8905, "mat", 8, (("retouch", 3), ("arm_pass", 5), ("touch_move_other", 8)),
+              {"tilt_deg": 34.5, "azimuth_deg": 150.0, "fov_deg": 75.5, "distortion": -0.03, "blur": 2.0, "bump": True}),
+    BenchClip(8906, "wood", 8, (("retouch", 2), ("arm_pass", 4), ("knocked", 8)),
+              {"tilt_deg": 5.0, "azimuth_deg": 165.0, "fov_deg": 59.5, "noise": 3.0, "bump": True}),
+    BenchClip(8907, "cloth", 8, (("knocked", 3), ("retouch", 5), ("arm_pass", 7)),
+              {"tilt_deg": 22.0, "azimuth_deg": 45.0, "fov_deg": 50.0, "distortion": 0.01, "noise": 5.7, "bump": True}),
+    BenchClip(8908, "paper", 8, (("arm_pass", 2), ("between_points", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 36.0, "azimuth_deg": 340.0, "fov_deg": 50.5, "noise": 2.1, "shadows": True, "bump": True}),
+    BenchClip(8909, "plastic", 8, (("knocked", 2), ("touch_move_other", 6), ("arm_pass", 7)),
+              {"tilt_deg": 33.5, "azimuth_deg": 40.0, "fov_deg": 75.5, "noise": 5.4, "bump": False}),
+    BenchClip(8910, "mat", 8, (("between_points", 6), ("knocked", 7), ("arm_pass", 8)),
+              {"tilt_deg": 10.0, "azimuth_deg": 230.0, "fov_deg": 46.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8911, "wood", 8, (("retouch", 1), ("touch_move_other", 2), ("arm_pass", 4)),
+              {"tilt_deg": 13.0, "azimuth_deg": 25.0, "fov_deg": 65.0, "distortion": -0.08, "blur": 1.6, "bump": True}),
+    BenchClip(8912, "cloth", 8, (("arm_pass", 3), ("touch_move_other", 6), ("knocked", 8)),
+              {"tilt_deg": 31.0, "azimuth_deg": 75.0, "fov_deg": 63.0, "distortion": 0.04, "blur": 1.9, "shadows": True, "bump": True}),
+    BenchClip(8913, "paper", 8, (("between_points", 1), ("knocked", 3), ("arm_pass", 4)),
+              {"tilt_deg": 29.0, "azimuth_deg": 280.0, "fov_deg": 57.5, "blur": 0.8, "bump": True}),
+    BenchClip(8914, "plastic", 8, (("arm_pass", 4), ("between_points", 5), ("retouch", 7)),
+              {"tilt_deg": 33.0, "azimuth_deg": 340.0, "fov_deg": 77.0, "noise": 2.4, "shadows": True, "bump": False}),
+    BenchClip(8915, "mat", 8, (("knocked", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 26.0, "azimuth_deg": 270.0, "fov_deg": 54.0, "blur": 1.0, "noise": 5.9, "shadows": True, "bump": False}),
+    BenchClip(8916, "wood", 8, (("between_points", 4), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 3.0, "azimuth_deg": 110.0, "fov_deg": 72.0, "blur": 2.0, "glare": True, "bump": True}),
+    BenchClip(8917, "cloth", 8, (("arm_pass", 2), ("touch_move_other", 4), ("knocked", 7)),
+              {"tilt_deg": 43.0, "azimuth_deg": 175.0, "fov_deg": 64.0, "distortion": 0.03, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8918, "paper", 8, (("arm_pass", 4), ("knocked", 5), ("between_points", 8)),
+              {"tilt_deg": 17.0, "azimuth_deg": 325.0, "fov_deg": 75.0, "blur": 1.7, "noise": 4.2, "glare": True, "bump": True}),
+    BenchClip(8919, "plastic", 8, (("knocked", 4), ("between_points", 5), ("arm_pass", 6)),
+              {"tilt_deg": 24.5, "azimuth_deg": 45.0, "fov_deg": 54.5, "blur": 0.7, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(8920, "mat", 8, (("retouch", 1), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 12.5, "azimuth_deg": 355.0, "fov_deg": 51.0, "blur": 0.9, "noise": 6.5, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
