@@ -426,3 +426,32 @@ def test_a_disc_measured_short_of_a_knock_whose_face_alone_turned_was_knocked():
     assert knocks(0.99, 0.9) == set()
     assert knocks(0.4, 0.05) == set()
     assert knocks(0.99, 0.05, push=0.7) == set()
+
+
+def test_the_disc_the_last_move_put_down_read_farther_off_at_the_next_settle_was_left_between_points():
+    """Held-back 8886 (moved to tuning): the cannon put down 0.43 spacings off h1 was read 0.16 off
+    at the move's settle (the hand had barely left it) and 0.39 at the next settle, without a move,
+    its face as it was: 'measured differently', and never reported. The disc the last move put
+    down was left there; any other disc read so is still measured differently."""
+    pos = Position()
+    first, later = np.zeros((90, 2)), np.zeros((90, 2))
+    first[_p("e2")] = (0.0, -0.16)
+    later[_p("e2")] = (0.0, -0.39)
+    moved = _facts(pos, "h2e2", after_offsets=first)
+    after_move = pos.copy()
+    after_move.push(Move.from_iccs("h2e2"))
+
+    def betweens(last_move_to: str) -> list:
+        mem, found = IncidentMemory(), Findings()
+        between_points(moved, mem, found)
+        assert found.events == []
+        remember_last_move(moved, mem)
+        assert mem.last_move is not None
+        mem.last_move = dataclasses.replace(mem.last_move, to_sq=_p(last_move_to))
+        quiet = _with_faces(_facts(after_move, None, [(["e2", "e3"], 0.3)], before_offsets=first,
+                                   after_offsets=later), {}, ["e2"])
+        between_points(quiet, mem, found)
+        return [(e.kind, e.points) for e in found.events]
+
+    assert betweens("e2") == [("between_points", [_p("e2")])]
+    assert betweens("e3") == []

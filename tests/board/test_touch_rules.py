@@ -775,3 +775,70 @@ def test_a_rest_before_the_rest_on_the_moved_piece_is_a_touch_though_the_hand_wa
     # the fingertips never on the cannon: which rest picked it up is not known, no accusation
     ev = _settle(IncidentTracker(), pos, "b2b9", [rest_on_a3] + lost, vacated=("b2", 0))
     assert _touches(ev) == []
+
+
+def test_rests_after_one_that_lifted_the_victim_carry_it_away_and_touch_nothing():
+    """Held-back 8863 (moved to tuning): black's hand on the cannon h9 for 0.5 s lifted it, then
+    rested over the chariot a9 for 0.4 s while setting it down beyond the edge, then took the
+    chariot i9 to h9 with one rest over h9 and i9: 'black touched a9'. That last rest is no lift
+    when an earlier one was on the victim's point: the hand was carrying the victim meanwhile."""
+    pos = Position()
+    pos.push(Move.from_iccs("h2h9"))
+    lift, carry = (["g9", "h9"], 0.5), (["a9", "b9"], 0.6)
+    take = [(["h9", "i9"], 0.56), (["g9", "h9"], 0.32)]
+    assert _touches(_run(pos, "i9h9", [lift, carry] + take)) == []
+    # the same rest over a9 before the victim was lifted is a touch
+    assert _touches(_run(pos, "i9h9", [carry, lift] + take)) == [sorted([_p("a9"), _p("b9"), _p("i9")])]
+
+
+def test_a_short_rest_in_a_stretch_of_its_own_on_a_piece_left_exactly_as_it_was_is_no_touch():
+    """Held-back 8864 (moved to tuning): with no hand over the board, a flicker beside the cannon
+    just put on h9 was read as fingertips on the empty g8 for 0.24 s, twice, and black's next move
+    was 'black touched f9'. As `hovered` judges a rest before a move, a rest shorter than
+    `hover_s` on a piece read again exactly as it was is no touch; a turned face, or a longer
+    rest, is one."""
+    def touches(rest_s: float, looks: dict[str, float]) -> list:
+        it = IncidentTracker()
+        _settle(it, Position(), None, [(["f0"], rest_s)], looks_changed=looks)
+        return _touches(_settle(it, Position(), "h2e2", [(["h0", "h1", "h2"], 0.4), (["e1", "e2", "f1"], 0.4)],
+                                start=40, looks_changed={}))
+
+    assert touches(0.24, {}) == []
+    assert touches(0.24, {"f0": 0.3}) == [sorted([_p("f0"), _p("h2")])]
+    assert touches(0.6, {}) == [sorted([_p("f0"), _p("h2")])]
+
+
+def test_a_hand_with_a_disc_being_put_right_under_it_touches_a_piece_beside_only_by_turning_it():
+    """Held-back 8886 (moved to tuning): red's cannon, left 0.4 spacings off h1, was set down 0.2
+    off on its other side, the fingertips read at the empty h2 for 0.7 s with the disc and the
+    soldier g3 under the hand: 'red touched g3' (g3's face as it was), and before that 'red touched
+    h0 or i0' from the rest over the disc's old side. A disc moved well toward its point and no
+    longer between points is being put right like one set back on it; a rest with it under the
+    fingers names a piece beside only if that piece's face turned."""
+    pos = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/2P6/P2CP1P1P/7C1/9/RNBAKABNR w - - 0 1")
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    toward_a = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.02, 0.0, 1.0]])  # contacts of d4: c4, d3
+    rest_at_d4 = (["d0", "d1", "d2", "d3", "d4"], 0.7)
+
+    def touches(after: tuple[float, float], looks: dict[str, float]) -> list:
+        return _touches(_settle(IncidentTracker(), pos, "h0g2", [rest_at_d4] + move, offsets={"c4": (-0.49, 0.0)},
+                                offsets_after={"c4": after}, looks_changed=looks, homography=toward_a))
+
+    moved_d3 = [sorted([_p("d3"), _p("h0")])]
+    for put in ((0.0, 0.0), (0.22, 0.0)):     # back on its point, or set down a little off its other side
+        assert touches(put, {}) == [], put
+        assert touches(put, {"d3": 0.4}) == moved_d3, put
+    assert touches((-0.49, 0.0), {}) == moved_d3     # left where it was: no disc put right
+
+
+def test_a_disc_moved_well_toward_its_point_is_being_put_right_like_one_set_back_on_it():
+    # the rest over the side the disc lay toward (tuning 8394's shape, above), the disc set down
+    # 0.22 spacings off the other side of its point: no touch of the soldier a3 under the hand
+    pos = Position()
+    for m in ("c3c4", "h9g7"):
+        pos.push(Move.from_iccs(m))
+    righting = (["b0", "b1", "b2", "a3", "b3", "c3", "a4", "b4", "c4"], 0.96)
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    ev = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, offsets={"c4": (-0.49, 0.0)},
+                 offsets_after={"c4": (0.22, 0.0)})
+    assert _touches(ev) == []
