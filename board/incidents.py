@@ -85,6 +85,7 @@ class IncidentConfig:
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
+    knocked_other_shift: float = 0.08  # ... an opponent's disc so turned, alone, and moved this much was knocked
 
 
 def piece_label(letter: str) -> str:
@@ -1162,7 +1163,12 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # knock turns one and far more than any other piece's: knocked, the offset measured short
         # (tuning clip 8349: the elephant c0 knocked 0.4 spacings off, measured 0.19, its face
         # changed 0.99; a relock or a change of light changes every face alike)
-        off = shift >= cfg.knock or (shift >= cfg.handled_shift and knocked_face(s, p))
+        # The mover's hand has no business on the opponent's pieces it does not take: one turned
+        # so, alone, and moved at all was knocked too (held-back 8868, moved to tuning: black's
+        # hand knocked red's soldier c3 0.29 spacings off, measured 0.11, its face changed 1.0)
+        short = cfg.knocked_other_shift if s.mover is not None and not s.mover.owns(CLASS_LETTERS[c]) \
+            else cfg.handled_shift
+        off = shift >= cfg.knock or (shift >= short and knocked_face(s, p))
         is_faded = faded(s, p)
         if (off or is_faded) and p not in pending:
             found.knocked.add(p)

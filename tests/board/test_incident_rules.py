@@ -428,6 +428,29 @@ def test_a_disc_measured_short_of_a_knock_whose_face_alone_turned_was_knocked():
     assert knocks(0.99, 0.05, push=0.7) == set()
 
 
+def test_an_opponents_disc_turned_alone_as_a_knock_turns_one_and_moved_a_little_was_knocked():
+    """Held-back 8868 (moved to tuning): black's hand knocked red's soldier c3 0.29 spacings off,
+    measured 0.11 (short of a touch's push), its face changed 1.0 and no other piece's much. The
+    mover's hand does not touch-move the opponent's pieces it does not take: turned so, alone, and
+    moved at all, it was knocked. The mover's own disc measured so is judged as before (a touch
+    may turn one), and an opponent's disc that did not move was not knocked."""
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+
+    def knocks(point: str, move: str, push: tuple[float, float]) -> set[int]:
+        off = np.zeros((90, 2))
+        off[_p(point)] = push
+        f = _facts(pos, move, [([point, "b2", "b1"], 0.4)], after_offsets=off)
+        f = _with_faces(f, {point: 1.0, "d3": 0.05, "e3": 0.05}, [point, "d3", "e3"])
+        found = Findings()
+        knocked(f, IncidentMemory(), found)
+        return found.knocked
+
+    assert knocks("c3", "b7b4", (0.07, -0.08)) == {_p("c3")}    # red's soldier, black's move
+    assert knocks("c6", "b7b4", (0.07, -0.08)) == set()         # black's own soldier
+    assert knocks("c3", "b7b4", (0.03, -0.03)) == set()         # not moved
+
+
 def test_the_disc_the_last_move_put_down_read_farther_off_at_the_next_settle_was_left_between_points():
     """Held-back 8886 (moved to tuning): the cannon put down 0.43 spacings off h1 was read 0.16 off
     at the move's settle (the hand had barely left it) and 0.39 at the next settle, without a move,
