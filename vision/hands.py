@@ -505,7 +505,10 @@ class HandDetector:
                 self.shown_s = 0.0
                 if self._bumped_from is None:
                     self._bumped_from = self._last_h
-                    self._bump_under_hand = bool(self.hidden_cells[MARGIN:-MARGIN, MARGIN:-MARGIN].any())
+                    # (only once the board has been seen quiet: before that, what is 'hidden' is
+                    # as likely the background learnt under a lock still finding its place)
+                    self._bump_under_hand = self.quiet_look is not None and \
+                        bool(self.hidden_cells[MARGIN:-MARGIN, MARGIN:-MARGIN].any())
             elif self._bumped_from is not None:
                 shift = _lattice_shift(h, self._bumped_from)
                 self._bumped_from = None
