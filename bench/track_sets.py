@@ -505,12 +505,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 11.5, "azimuth_deg": 110.0, "fov_deg": 65.0, "distortion": -0.08, "bump": False}),
     BenchClip(8890, "mat", 8, (("touch_move_other", 1), ("arm_pass", 3), ("knocked", 6)),
               {"tilt_deg": 22.5, "azimuth_deg": 230.0, "fov_deg": 66.5, "distortion": 0.04, "noise": 5.0, "bump": True}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 29 by bench/draw_clips.py --seed 2026120329 --first 8891 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 29 (8891-8920), scored once there and moved here at stop 30 to be looked into;
+    # thirty fresh clips (bench/draw_clips.py --seed 2026120330 --first 8921 --count 30) took their place
+    # in HELD_BACK.
     BenchClip(8891, "wood", 8, (("touch_move_other", 1), ("retouch", 2), ("arm_pass", 4)),
               {"tilt_deg": 41.0, "azimuth_deg": 285.0, "fov_deg": 76.0, "shadows": True, "bump": True}),
     BenchClip(8892, "cloth", 8, (("retouch", 3), ("arm_pass", 6), ("touch_move_other", 8)),
@@ -571,6 +568,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 24.5, "azimuth_deg": 45.0, "fov_deg": 54.5, "blur": 0.7, "glare": True, "shadows": True, "bump": False}),
     BenchClip(8920, "mat", 8, (("retouch", 1), ("between_points", 7), ("arm_pass", 8)),
               {"tilt_deg": 12.5, "azimuth_deg": 355.0, "fov_deg": 51.0, "blur": 0.9, "noise": 6.5, "bump": True}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 30 by bench/draw_clips.py --seed 2026120330 --first 8921 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(8921, "wood", 8, (("arm_pass", 1), ("retouch", 2), ("between_points", 5)),
+              {"tilt_deg": 24.5, "azimuth_deg": 335.0, "fov_deg": 62.0, "blur": 2.0, "noise": 3.3, "shadows": True, "bump": True}),
+    BenchClip(8922, "cloth", 8, (("arm_pass", 3), ("between_points", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 11.5, "azimuth_deg": 215.0, "fov_deg": 57.5, "distortion": -0.09, "blur": 1.7, "noise": 4.2, "bump": False}),
+    BenchClip(8923, "paper", 8, (("between_points", 2), ("touch_move_other", 3), ("arm_pass", 6)),
+              {"tilt_deg": 8.0, "azimuth_deg": 320.0, "fov_deg": 54.0, "noise": 3.5, "shadows": True, "bump": True}),
+    BenchClip(8924, "plastic", 8, (("arm_pass", 2), ("knocked", 3), ("between_points", 7)),
+              {"tilt_deg": 22.0, "azimuth_deg": 140.0, "fov_deg": 59.5, "distortion": 0.0, "blur": 1.6, "noise": 2.4, "glare": True, "bump": True}),
+    BenchClip(8925, "mat", 8, (("arm_pass", 1), ("knocked", 6), ("between_points", 8)),
+              {"tilt_deg": 4.5, "azimuth_deg": 60.0, "fov_deg": 73.0, "distortion": -0.08, "shadows": True, "bump": False}),
+    BenchClip(8926, "wood", 8, (("arm_pass", 1), ("touch_move_other", 5), ("between_points", 6)),
+              {"tilt_deg": 30.5, "azimuth_deg": 340.0, "fov_deg": 71.5, "distortion": 0.05, "noise": 2.4, "bump": False}),
+    BenchClip(8927, "cloth", 8, (("arm_pass", 1), ("touch_move_other", 3), ("knocked", 4)),
+              {"tilt_deg": 25.5, "azimuth_deg": 350.0, "fov_deg": 69.5, "noise": 4.2, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8928, "paper", 8, (("between_points", 1), ("arm_pass", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 33.0, "azimuth_deg": 45.0, "fov_deg": 64.0, "distortion": -0.02, "noise": 2.2, "bump": False}),
+    BenchClip(8929, "plastic", 8, (("arm_pass", 5), ("between_points", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 41.5, "azimuth_deg": 5.0, "fov_deg": 51.0, "distortion": 0.04, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8930, "mat", 8, (("arm_pass", 2), ("retouch", 5), ("between_points", 8)),
+              {"tilt_deg": 18.0, "azimuth_deg": 45.0, "fov_deg": 46.5, "distortion": 0.03, "blur": 1.6, "noise": 5.5, "shadows": True, "bump": False}),
+    BenchClip(8931, "wood", 8, (("knocked", 1), ("touch_move_other", 6), ("arm_pass", 7)),
+              {"tilt_deg": 38.0, "azimuth_deg": 175.0, "fov_deg": 62.0, "distortion": 0.01, "blur": 1.4, "noise": 5.4, "glare": True, "bump": True}),
+    BenchClip(8932, "cloth", 8, (("retouch", 1), ("knocked", 4), ("arm_pass", 5)),
+              {"tilt_deg": 10.0, "azimuth_deg": 295.0, "fov_deg": 69.0, "distortion": 0.01, "blur": 1.4, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8933, "paper", 8, (("between_points", 2), ("touch_move_other", 3), ("arm_pass", 7)),
+              {"tilt_deg": 8.5, "azimuth_deg": 335.0, "fov_deg": 54.0, "bump": True}),
+    BenchClip(8934, "plastic", 8, (("retouch", 3), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 8.5, "azimuth_deg": 260.0, "fov_deg": 68.0, "distortion": -0.06, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8935, "mat", 8, (("arm_pass", 1), ("knocked", 5), ("between_points", 6)),
+              {"tilt_deg": 29.0, "azimuth_deg": 270.0, "fov_deg": 48.5, "distortion": 0.02, "bump": True}),
+    BenchClip(8936, "wood", 8, (("arm_pass", 2), ("knocked", 3), ("retouch", 8)),
+              {"tilt_deg": 8.0, "azimuth_deg": 345.0, "fov_deg": 49.5, "distortion": -0.08, "blur": 0.7, "noise": 4.7, "glare": True, "bump": True}),
+    BenchClip(8937, "cloth", 8, (("arm_pass", 1), ("knocked", 2), ("touch_move_other", 8)),
+              {"tilt_deg": 9.0, "azimuth_deg": 145.0, "fov_deg": 77.0, "blur": 0.7, "noise": 5.3, "shadows": True, "bump": True}),
+    BenchClip(8938, "paper", 8, (("retouch", 2), ("between_points", 3), ("arm_pass", 4)),
+              {"tilt_deg": 24.0, "azimuth_deg": 35.0, "fov_deg": 72.5, "noise": 5.6, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(8939, "plastic", 8, (("touch_move_other", 2), ("knocked", 4), ("arm_pass", 5)),
+              {"tilt_deg": 13.0, "azimuth_deg": 340.0, "fov_deg": 53.0, "noise": 3.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8940, "mat", 8, (("knocked", 1), ("arm_pass", 5), ("retouch", 8)),
+              {"tilt_deg": 41.0, "azimuth_deg": 180.0, "fov_deg": 76.0, "blur": 1.4, "noise": 3.2, "glare": True, "bump": True}),
+    BenchClip(8941, "wood", 8, (("knocked", 2), ("arm_pass", 4), ("retouch", 5)),
+              {"tilt_deg": 3.5, "azimuth_deg": 290.0, "fov_deg": 60.0, "bump": True}),
+    BenchClip(8942, "cloth", 8, (("arm_pass", 2), ("knocked", 4), ("between_points", 5)),
+              {"tilt_deg": 43.5, "azimuth_deg": 15.0, "fov_deg": 49.5, "blur": 2.0, "bump": False}),
+    BenchClip(8943, "paper", 8, (("retouch", 1), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 3.5, "azimuth_deg": 280.0, "fov_deg": 77.0, "noise": 6.2, "bump": True}),
+    BenchClip(8944, "plastic", 8, (("arm_pass", 1), ("between_points", 5), ("retouch", 7)),
+              {"tilt_deg": 4.5, "azimuth_deg": 235.0, "fov_deg": 67.0, "shadows": True, "bump": True}),
+    BenchClip(8945, "mat", 8, (("knocked", 3), ("touch_move_other", 4), ("arm_pass", 8)),
+              {"tilt_deg": 27.0, "azimuth_deg": 265.0, "fov_deg": 48.0, "blur": 1.6, "bump": True}),
+    BenchClip(8946, "wood", 8, (("between_points", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 34.0, "azimuth_deg": 170.0, "fov_deg": 72.5, "blur": 0.6, "noise": 4.3, "bump": False}),
+    BenchClip(8947, "cloth", 8, (("arm_pass", 2), ("knocked", 3), ("retouch", 6)),
+              {"tilt_deg": 19.0, "azimuth_deg": 25.0, "fov_deg": 66.5, "blur": 0.8, "shadows": True, "bump": True}),
+    BenchClip(8948, "paper", 8, (("retouch", 2), ("arm_pass", 4), ("between_points", 8)),
+              {"tilt_deg": 12.0, "azimuth_deg": 335.0, "fov_deg": 52.0, "distortion": -0.03, "blur": 1.7, "noise": 5.6, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8949, "plastic", 8, (("retouch", 2), ("touch_move_other", 3), ("arm_pass", 6)),
+              {"tilt_deg": 21.5, "azimuth_deg": 35.0, "fov_deg": 74.5, "distortion": 0.05, "bump": True}),
+    BenchClip(8950, "mat", 8, (("arm_pass", 2), ("retouch", 5), ("between_points", 7)),
+              {"tilt_deg": 18.0, "azimuth_deg": 230.0, "fov_deg": 72.5, "distortion": 0.05, "noise": 3.6, "shadows": True, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
