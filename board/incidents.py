@@ -74,6 +74,7 @@ class IncidentConfig:
     disc_reach: float = 0.6    # a disc seen off the points was put down for a legal destination this near it (spacings) ...
     disc_clear: float = 0.05   # ... when every other legal destination is this much farther from it (not a tie)
     same_disc: float = 0.1     # a disc seen off a point within this of where it was seen at the last settle is that disc
+    one_disc: float = 0.4      # discs seen off two points nearer each other than this (spacings) are one disc seen from both (discs are ~0.85 across)
     handled_look: float = 0.2  # a covered piece whose face changed this much between settles (vision.looks) was handled
     handled_over_steady: float = 4.0  # ... and by this many times the median change of the other pieces read again
                                       # (a re-lock or a change of light changes them all alike)

@@ -79,6 +79,8 @@ class DiscConfig(CheckedSettings):
     sure_confirm_empty_max: float = 0.05  # ... and surely below this for a rim off the set's size (tuning 8348, 8352: wrong circles read 0.26-0.4; 8359 and 8375's discs 0.00)
     off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: the crop on its rim must read it surely (above)
     faint_offset: float = 0.35       # a rim this far off its point is a disc clearly off it, however short the model's offset, when the crop on it reads the piece surely (tuning 8823: rim 0.42, model 0.14; a corner disc's rim is measured 0.2-0.25 off on its point, tuning 8401)
+    faint_coverage: float = 0.7      # ... its rim as covered as this (a disc put down between points shows part of its rim against the lattice lines: tuning 8898, an advisor 0.45 off, rim 0.47 at 0.73, its crop 0.00 empty)
+    faint_near_coverage: float = 0.4  # a right-size rim this covered beside an empty point, below min_coverage, is a disc when the crop centred on it reads a piece surely (tuning 8910: a cannon put down half way between f7 and g7, rim 0.45 off g7 at 0.47 coverage, its crop 0.03 empty)
     shy_cos: float = 0.5             # ... where the model's short offset points roughly (cosine; it is short and its direction wanders: tuning 8389, a cannon left 0.39 off, the model said 0.14 at 38 degrees, cos 0.78)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
@@ -400,15 +402,25 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     # points, where that offset is too short to back the rim by itself: the crop centred on the rim
     # must read the same piece surely (tuning 8823: a cannon put down 0.47 off by the board's edge,
     # the model said 0.14 and 0.14 empty, the rim 0.42 with 0.93 coverage, its crop 0.00 empty)
+    # a rim less covered than a clear one is trusted only at the set's known size (tuning 8391:
+    # before the size was learnt, a soldier on its point got a rim 0.48 off at 0.73)
+    faint_coverage = cfg.sure_coverage if set_radius is None else cfg.faint_coverage
     faint = (~unsure[k] & ~ek & fit.found & right_size & ~good & (fn >= cfg.faint_offset) & (fn >= mk)
-             & (cos >= cfg.agree_cos) & (fit.coverage >= cfg.sure_coverage)
+             & (cos >= cfg.agree_cos) & (fit.coverage >= faint_coverage)
              & (mk >= cfg.model_share * cfg.big_offset))
+    # a disc beside an empty point whose rim, of the set's known size, is covered too little to
+    # count as found (half of it over lattice lines and the neighbouring point's marks): only a
+    # crop centred on it that reads a piece surely makes it one
+    near_faint = (ek & ~fit.found & right_size & (set_radius is not None) & (fit.coverage >= cfg.faint_near_coverage)
+                  & (np.abs(fo).max(axis=1) >= cfg.near_offset))
+    near |= near_faint
     ask = shy | near | faint       # disjoint: pieces read unsurely, empty points, pieces read surely
     if ask.any() and classify is not None:
         sub = np.flatnonzero(ask)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
         # only a right-size rim beside an empty point passes on the plain confirmation
-        bar = np.where(near[sub] & right_size[sub], cfg.confirm_empty_max, cfg.sure_confirm_empty_max)
+        bar = np.where(near[sub] & right_size[sub] & ~near_faint[sub], cfg.confirm_empty_max,
+                       cfg.sure_confirm_empty_max)
         seen = p[:, 0] < bar
         # a piece read surely on its point is confirmed by its own class on the rim's crop (a rim
         # the board lines or a neighbour make reads some other piece there, tuning 8401; an unsure

@@ -329,3 +329,67 @@ def test_a_clear_rim_far_off_its_point_is_measured_full_size_though_the_model_le
     gain = float((g * w).sum() / (w ** 2).sum())
     err = np.linalg.norm(g - w, axis=1)
     assert gain >= 0.85 and np.median(err) <= 0.1, f"far discs measured at {gain:.2f} of their size"
+
+
+def test_a_faint_rim_beside_an_empty_point_is_a_disc_only_where_its_crop_reads_a_piece_surely():
+    """Tuning 8910: a cannon put down half way between f7 and g7 under glare; from g7 its rim
+    was fitted 0.45 off, of the set's size, but covered 0.47 (half of it over lattice lines),
+    short of the 0.55 that counts as a disc found; the crop centred on it read 0.03 empty. The
+    piece vanished from its point and was 'knocked off the board'. Such a rim is taken when its
+    crop reads a piece surely (an unsure crop, or a rim still less covered, is not)."""
+    from dataclasses import replace
+
+    from vision.disc import DEFAULT_DISC
+    a9, a8, a7 = 81, 72, 63
+    img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
+    pts = np.array([a8, a7])
+    empty = np.zeros((2, 15), np.float32)
+    empty[:, 0] = 1.0
+    model = np.zeros((2, 2), np.float32)
+    fit = fit_discs(img, truth.homography, [a8])
+    r, cov = float(fit.radius[0]), float(fit.coverage[0])
+    # the still's rim is clear: a config that asks more of a found disc makes it a faint one
+    faint = replace(DEFAULT_DISC, min_coverage=cov + 0.05, faint_near_coverage=cov - 0.05)
+    sure = np.zeros((2, 15), np.float32)
+    sure[:, 12] = 1.0
+    seen = point_offsets(img, truth.homography, pts, empty, model, lambda *a: sure, set_radius=r, config=faint)
+    assert np.linalg.norm(seen[0] - truth.offsets[a8]) <= 0.1
+    unsure = sure.copy()
+    unsure[:, 0], unsure[:, 12] = 0.2, 0.8       # passes for a found rim (below 0.35), not for a faint one
+    assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r,
+                                config=faint) == 0.0)
+    found = point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r)
+    assert np.linalg.norm(found[0] - truth.offsets[a8]) <= 0.1
+    fainter = replace(faint, faint_near_coverage=cov + 0.01)
+    assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: sure, set_radius=r,
+                                config=fainter) == 0.0)
+    other_size = point_offsets(img, truth.homography, pts, empty, model, lambda *a: sure, set_radius=r / 1.15,
+                               config=faint)
+    assert np.all(other_size == 0.0)
+
+
+def test_a_surely_read_pieces_rim_far_off_its_point_may_be_less_covered_than_a_clear_one():
+    """Tuning 8898: an advisor put down 0.45 spacings off e1, read surely there (0.13 empty), the
+    model's offset 0.17; its rim 0.47 off, of the set's size, covered 0.73 (part of it over the
+    lattice lines between the points), short of the 0.75 a clear rim has, its crop 0.00 empty:
+    the advisor was recorded on e1 and its righting later called a touch. A rim this far off
+    whose crop reads the same piece surely counts from `faint_coverage`, once the set's disc size
+    is known (before it, tuning 8391: a soldier on its point got a rim 0.48 off at 0.73)."""
+    from dataclasses import replace
+
+    from vision.disc import DEFAULT_DISC
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    model = np.array([[0.0, -0.09]], np.float32)
+    sure = _reading({12: 1.0})
+    fit = fit_discs(img, truth.homography, pts)
+    r, cov = float(fit.radius[0]), float(fit.coverage[0])
+    lower = replace(DEFAULT_DISC, sure_coverage=cov + 0.03, faint_coverage=cov - 0.03)
+    seen = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, set_radius=r, config=lower)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    unknown_size = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, config=lower)
+    assert np.allclose(unknown_size, model)
+    higher = replace(lower, faint_coverage=cov + 0.03)
+    assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, set_radius=r,
+                                     config=higher), model)
