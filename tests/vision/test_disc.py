@@ -106,13 +106,19 @@ def test_a_disc_between_points_is_found_from_the_empty_point_nearest_it():
     assert np.linalg.norm(point_grid()[a9] + fit.offsets[2] - disc) > 0.5 or not fit.found[2]
 
 
-def test_point_offsets_reports_a_disc_off_an_empty_point_only_when_a_piece_is_confirmed():
+def _chariot_between_a8_and_a7():
+    """The black chariot a9 put down 0.44 below a8 (between a8 and a7), both points read empty
+    with no model offset: (image, truth, points [a8, a7], their readings, their model offsets)."""
     a9, a8, a7 = 81, 72, 63
     img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
-    pts = np.array([a8, a7])
     empty = np.zeros((2, 15), np.float32)
-    empty[:, 0] = 1.0                      # the classifier reads both points empty
-    model = np.zeros((2, 2), np.float32)
+    empty[:, 0] = 1.0
+    return img, truth, np.array([a8, a7]), empty, np.zeros((2, 2), np.float32)
+
+
+def test_point_offsets_reports_a_disc_off_an_empty_point_only_when_a_piece_is_confirmed():
+    img, truth, pts, empty, model = _chariot_between_a8_and_a7()
+    a8 = int(pts[0])
     piece = np.zeros((2, 15), np.float32)
     piece[:, 12] = 1.0                     # a verifier that sees a piece on the shifted crops
     seen = point_offsets(img, truth.homography, pts, empty, model, lambda *a: piece)
@@ -127,12 +133,8 @@ def test_a_disc_beside_an_empty_point_is_reported_though_its_rim_fits_a_little_o
     reported, so the move read as a piece knocked off the board. The crop centred on the disc
     confirms the piece, surely (tuning 8348, 8352: wrong circles 10-12 % off confirmed at
     0.26-0.4 empty); a rim far off the size is still another circle."""
-    a9, a8, a7 = 81, 72, 63
-    img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
-    pts = np.array([a8, a7])
-    empty = np.zeros((2, 15), np.float32)
-    empty[:, 0] = 1.0
-    model = np.zeros((2, 2), np.float32)
+    img, truth, pts, empty, model = _chariot_between_a8_and_a7()
+    a8 = int(pts[0])
     piece = np.zeros((2, 15), np.float32)
     piece[:, 12] = 1.0
     r = float(fit_discs(img, truth.homography, [a8]).radius[0])
@@ -340,12 +342,8 @@ def test_a_faint_rim_beside_an_empty_point_is_a_disc_only_where_its_crop_reads_a
     from dataclasses import replace
 
     from vision.disc import DEFAULT_DISC
-    a9, a8, a7 = 81, 72, 63
-    img, truth = displaced_still(21, "wood", 15, moved=(((a9, a8), 0.0, -0.44),))
-    pts = np.array([a8, a7])
-    empty = np.zeros((2, 15), np.float32)
-    empty[:, 0] = 1.0
-    model = np.zeros((2, 2), np.float32)
+    img, truth, pts, empty, model = _chariot_between_a8_and_a7()
+    a8 = int(pts[0])
     fit = fit_discs(img, truth.homography, [a8])
     r, cov = float(fit.radius[0]), float(fit.coverage[0])
     # the still's rim is clear: a config that asks more of a found disc makes it a faint one
