@@ -568,12 +568,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 24.5, "azimuth_deg": 45.0, "fov_deg": 54.5, "blur": 0.7, "glare": True, "shadows": True, "bump": False}),
     BenchClip(8920, "mat", 8, (("retouch", 1), ("between_points", 7), ("arm_pass", 8)),
               {"tilt_deg": 12.5, "azimuth_deg": 355.0, "fov_deg": 51.0, "blur": 0.9, "noise": 6.5, "bump": True}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 30 by bench/draw_clips.py --seed 2026120330 --first 8921 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 30 (8921-8950), scored once there and moved here at stop 31 to be looked into;
+    # thirty fresh clips (bench/draw_clips.py --seed 2026120331 --first 8951 --count 30) took their place
+    # in HELD_BACK.
     BenchClip(8921, "wood", 8, (("arm_pass", 1), ("retouch", 2), ("between_points", 5)),
               {"tilt_deg": 24.5, "azimuth_deg": 335.0, "fov_deg": 62.0, "blur": 2.0, "noise": 3.3, "shadows": True, "bump": True}),
     BenchClip(8922, "cloth", 8, (("arm_pass", 3), ("between_points", 4), ("touch_move_other", 8)),
@@ -634,6 +631,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 21.5, "azimuth_deg": 35.0, "fov_deg": 74.5, "distortion": 0.05, "bump": True}),
     BenchClip(8950, "mat", 8, (("arm_pass", 2), ("retouch", 5), ("between_points", 7)),
               {"tilt_deg": 18.0, "azimuth_deg": 230.0, "fov_deg": 72.5, "distortion": 0.05, "noise": 3.6, "shadows": True, "bump": True}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 31 by bench/draw_clips.py --seed 2026120331 --first 8951 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(8951, "wood", 8, (("touch_move_other", 4), ("knocked", 7), ("arm_pass", 8)),
+              {"tilt_deg": 43.0, "azimuth_deg": 320.0, "fov_deg": 75.5, "blur": 1.4, "bump": True}),
+    BenchClip(8952, "cloth", 8, (("between_points", 1), ("knocked", 4), ("arm_pass", 6)),
+              {"tilt_deg": 17.0, "azimuth_deg": 60.0, "fov_deg": 76.5, "noise": 5.1, "shadows": True, "bump": True}),
+    BenchClip(8953, "paper", 8, (("arm_pass", 1), ("retouch", 3), ("touch_move_other", 8)),
+              {"tilt_deg": 14.0, "azimuth_deg": 40.0, "fov_deg": 74.5, "distortion": 0.05, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8954, "plastic", 8, (("retouch", 1), ("touch_move_other", 3), ("arm_pass", 5)),
+              {"tilt_deg": 4.0, "azimuth_deg": 285.0, "fov_deg": 74.5, "blur": 0.6, "bump": True}),
+    BenchClip(8955, "mat", 8, (("touch_move_other", 2), ("retouch", 3), ("arm_pass", 5)),
+              {"tilt_deg": 13.0, "azimuth_deg": 30.0, "fov_deg": 55.5, "blur": 1.3, "bump": True}),
+    BenchClip(8956, "wood", 8, (("between_points", 2), ("retouch", 3), ("arm_pass", 7)),
+              {"tilt_deg": 31.5, "azimuth_deg": 170.0, "fov_deg": 53.5, "distortion": -0.03, "bump": True}),
+    BenchClip(8957, "cloth", 8, (("knocked", 4), ("between_points", 6), ("arm_pass", 7)),
+              {"tilt_deg": 22.0, "azimuth_deg": 185.0, "fov_deg": 54.0, "shadows": True, "bump": False}),
+    BenchClip(8958, "paper", 8, (("between_points", 1), ("retouch", 2), ("arm_pass", 5)),
+              {"tilt_deg": 14.5, "azimuth_deg": 230.0, "fov_deg": 46.5, "distortion": 0.02, "noise": 4.7, "shadows": True, "bump": True}),
+    BenchClip(8959, "plastic", 8, (("arm_pass", 2), ("retouch", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 21.5, "azimuth_deg": 230.0, "fov_deg": 63.5, "bump": False}),
+    BenchClip(8960, "mat", 8, (("knocked", 1), ("arm_pass", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 6.0, "azimuth_deg": 65.0, "fov_deg": 63.5, "blur": 1.5, "noise": 5.5, "shadows": True, "bump": False}),
+    BenchClip(8961, "wood", 8, (("touch_move_other", 1), ("arm_pass", 3), ("retouch", 4)),
+              {"tilt_deg": 3.5, "azimuth_deg": 85.0, "fov_deg": 48.5, "distortion": 0.02, "bump": True}),
+    BenchClip(8962, "cloth", 8, (("between_points", 3), ("arm_pass", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 19.0, "azimuth_deg": 125.0, "fov_deg": 47.5, "blur": 1.6, "noise": 2.2, "bump": True}),
+    BenchClip(8963, "paper", 8, (("touch_move_other", 2), ("between_points", 6), ("arm_pass", 8)),
+              {"tilt_deg": 10.0, "azimuth_deg": 220.0, "fov_deg": 49.0, "distortion": 0.05, "blur": 1.0, "shadows": True, "bump": True}),
+    BenchClip(8964, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 5), ("retouch", 8)),
+              {"tilt_deg": 38.0, "azimuth_deg": 295.0, "fov_deg": 68.0, "noise": 3.1, "bump": True}),
+    BenchClip(8965, "mat", 8, (("arm_pass", 3), ("knocked", 4), ("between_points", 8)),
+              {"tilt_deg": 23.5, "azimuth_deg": 150.0, "fov_deg": 66.5, "noise": 3.4, "bump": True}),
+    BenchClip(8966, "wood", 8, (("touch_move_other", 1), ("knocked", 3), ("arm_pass", 7)),
+              {"tilt_deg": 14.5, "azimuth_deg": 50.0, "fov_deg": 61.5, "distortion": 0.05, "blur": 1.2, "noise": 3.6, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8967, "cloth", 8, (("knocked", 6), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 23.5, "azimuth_deg": 5.0, "fov_deg": 54.0, "blur": 1.4, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(8968, "paper", 8, (("arm_pass", 5), ("retouch", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 15.5, "azimuth_deg": 105.0, "fov_deg": 71.5, "noise": 4.3, "bump": True}),
+    BenchClip(8969, "plastic", 8, (("arm_pass", 2), ("between_points", 3), ("retouch", 8)),
+              {"tilt_deg": 15.5, "azimuth_deg": 165.0, "fov_deg": 72.0, "noise": 2.7, "bump": True}),
+    BenchClip(8970, "mat", 8, (("arm_pass", 1), ("knocked", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 32.5, "azimuth_deg": 270.0, "fov_deg": 53.5, "blur": 1.2, "bump": True}),
+    BenchClip(8971, "wood", 8, (("retouch", 1), ("knocked", 4), ("arm_pass", 8)),
+              {"tilt_deg": 20.5, "azimuth_deg": 315.0, "fov_deg": 73.0, "distortion": 0.04, "noise": 6.4, "bump": True}),
+    BenchClip(8972, "cloth", 8, (("arm_pass", 4), ("knocked", 5), ("retouch", 8)),
+              {"tilt_deg": 23.0, "azimuth_deg": 220.0, "fov_deg": 46.5, "bump": True}),
+    BenchClip(8973, "paper", 8, (("arm_pass", 4), ("touch_move_other", 5), ("between_points", 6)),
+              {"tilt_deg": 10.5, "azimuth_deg": 235.0, "fov_deg": 67.5, "blur": 1.3, "glare": True, "bump": False}),
+    BenchClip(8974, "plastic", 8, (("between_points", 3), ("knocked", 5), ("arm_pass", 7)),
+              {"tilt_deg": 35.0, "azimuth_deg": 65.0, "fov_deg": 48.5, "distortion": -0.03, "noise": 5.8, "bump": True}),
+    BenchClip(8975, "mat", 8, (("arm_pass", 1), ("touch_move_other", 5), ("retouch", 8)),
+              {"tilt_deg": 16.0, "azimuth_deg": 230.0, "fov_deg": 59.5, "blur": 1.6, "bump": False}),
+    BenchClip(8976, "wood", 8, (("touch_move_other", 1), ("retouch", 3), ("arm_pass", 8)),
+              {"tilt_deg": 7.5, "azimuth_deg": 135.0, "fov_deg": 74.5, "blur": 1.0, "noise": 5.1, "bump": True}),
+    BenchClip(8977, "cloth", 8, (("retouch", 1), ("arm_pass", 3), ("touch_move_other", 7)),
+              {"tilt_deg": 24.0, "azimuth_deg": 210.0, "fov_deg": 50.0, "blur": 0.6, "noise": 3.6, "bump": False}),
+    BenchClip(8978, "paper", 8, (("between_points", 4), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 21.5, "azimuth_deg": 30.0, "fov_deg": 69.0, "shadows": True, "bump": False}),
+    BenchClip(8979, "plastic", 8, (("arm_pass", 2), ("knocked", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 35.5, "azimuth_deg": 290.0, "fov_deg": 69.0, "distortion": -0.06, "blur": 1.8, "noise": 3.2, "bump": True}),
+    BenchClip(8980, "mat", 8, (("knocked", 2), ("between_points", 4), ("arm_pass", 8)),
+              {"tilt_deg": 43.5, "azimuth_deg": 115.0, "fov_deg": 72.0, "distortion": -0.08, "bump": False}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
