@@ -405,9 +405,13 @@ def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
     """(90,) points a hand or arm already covers, from the lattice alone.
 
     Regions of points whose lattice shows less than `joins_below` (fingers leave gaps) that hold
-    `min_region` or more clearly covered points and touch the board's edge (an arm crosses it).
-    Two or three crowded discs can hide a corner point's few segments; they do not make such a
-    region.
+    `min_region` or more clearly covered points, touch the board's edge (an arm crosses it) and
+    reach past its outer lines (a hand over the points covers more than the edge row). Two or
+    three crowded discs can hide a corner point's few segments; they do not make such a region.
+    Nor does a back rank of big discs seen obliquely, which hides the segments between them and
+    towards the next rank, a line of edge points and nothing inside it (tuning 8947: a9-c9 hidden
+    at the start, every point of rank 8 in clear view; held as a hand, the board was never quiet
+    until the horse on b9 moved, four plies into the game).
     """
     s = np.asarray(seen).reshape(10, 9)
     n, lab = cv2.connectedComponents((s < cfg.joins_below).astype(np.uint8), connectivity=8)
@@ -417,7 +421,8 @@ def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
     out = np.zeros((10, 9), bool)
     for k in range(1, n):
         comp = lab == k
-        if (comp & edge).any() and int((comp & (s < cfg.covered_below)).sum()) >= cfg.min_region:
+        if (comp & edge).any() and (comp & ~edge).any() \
+                and int((comp & (s < cfg.covered_below)).sum()) >= cfg.min_region:
             out |= comp
     return out.reshape(-1)
 
