@@ -87,6 +87,8 @@ class IncidentConfig:
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
     knocked_other_shift: float = 0.08  # ... an opponent's disc so turned, alone, and moved this much was knocked
+    under_way: float = 0.4            # with no move recorded, a disc of the side to move this far off its point (spacings) ...
+    under_way_cos: float = 0.9        # ... toward an empty point it may move to (cosine) is that move under way, not a knock
 
 
 def piece_label(letter: str) -> str:
@@ -388,6 +390,31 @@ def off_centre(settled: Settled, p: int, centre: np.ndarray) -> float:
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
     """The disc on p was already off its point before (being put right is not an incident)."""
     return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= cfg.between)
+
+
+def move_under_way(s: "SettleFacts", p: int) -> bool:
+    """No move was recorded, and the disc on p, a piece of the side to move, lies `under_way` or
+    more off its point toward an empty point it may legally move to: its player has made that
+    move and left the piece between points, or the reading has not caught up with it yet; the
+    move's own settle judges it. Calling it knocked accuses the player of knocking a piece that
+    was being moved (held-back 8942, moved to tuning: red's soldier put down half way between i3
+    and i4, read unsure on both, 'knocked 0.56 spacings off its place')."""
+    if s.moves or not s.after.visible[p]:
+        return False
+    c = int(s.before.classes[p])
+    if c == EMPTY or not Side.from_fen(s.before_pos.turn).owns(CLASS_LETTERS[c]):
+        return False
+    off = np.asarray(s.after.offsets[p], np.float64) - s.drift
+    size = float(np.linalg.norm(off))
+    if size < s.cfg.under_way:
+        return False
+    for m in s.before_pos.legal_moves():
+        if m.from_sq != p or s.before_pos.piece_at(m.to_sq) is not None:
+            continue
+        way = np.array([m.to_sq % 9 - p % 9, m.to_sq // 9 - p // 9], np.float64)
+        if float(off @ way) >= s.cfg.under_way_cos * size * float(np.linalg.norm(way)):
+            return True
+    return False
 
 
 def being_put_right(s: "SettleFacts", mem: "IncidentMemory", p: int) -> bool:
@@ -1143,6 +1170,8 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             continue
         if being_put_right(s, mem, p):
             continue   # a disc left between points being put right is not knocked
+        if move_under_way(s, p):
+            continue
         if p in mem.knocked_reported:
             # reported already: reading clearly again, or moving on, it is the same knocked disc
             # (a faded one read again where it lies, one being put right); news again once back

@@ -333,6 +333,38 @@ def legal_moves(ctx: SettleContext) -> SettleOutcome | None:
     return SettleOutcome("legal_moves", ctx.explanation)
 
 
+def moved_half_way(ctx: SettleContext) -> SettleOutcome | None:
+    """Nothing is read as changed (the emptied point reads empty, but not surely enough to
+    contradict the record), yet a hand came and went, a piece of the side to move is seen
+    `under_way` or more off its point, and the same disc is seen off an empty point it may
+    legally move to: the piece was moved there and put down half way. Without this the move waits
+    for the next settle while the disc is judged knocked, or left between points a ply early
+    (held-back 8942, moved to tuning: red's soldier put down half way between i3 and i4, seen
+    0.50 off i3 and 0.49 off i4, 'knocked 0.56 spacings off its place'; the move recorded only
+    with black's reply)."""
+    ex = ctx.explanation
+    if not ex.explains or ex.moves or ctx.kind == SettleKind.REST or not ctx.episode.hand_seen:
+        return None
+    pos, ev, off, icfg = ctx.position, ctx.evidence, ctx.offsets, ctx.cfg.incidents
+    before = ctx.episode.before.offsets
+    found: list[Move] = []
+    for m in pos.legal_moves():
+        p, q = m.from_sq, m.to_sq
+        if pos.piece_at(q) is not None or not ev.visible[p] or not disc_off_point(ev, off, icfg, q):
+            continue
+        if float(np.linalg.norm(off[p])) < icfg.under_way:
+            continue
+        if before is not None and float(np.linalg.norm(off[p] - before[p])) < icfg.same_disc:
+            continue   # lay there at the last settle: not moved in this episode
+        seen_from_p = np.array([p % 9, p // 9], np.float64) + off[p]
+        seen_from_q = np.array([q % 9, q // 9], np.float64) + off[q]
+        if float(np.linalg.norm(seen_from_p - seen_from_q)) < icfg.one_disc:
+            found.append(m)
+    if len(found) != 1:
+        return None
+    return SettleOutcome("moved_half_way", put_down_off_point(pos, found[0], ev), between=found[0])
+
+
 def vanished_piece(ctx: SettleContext) -> SettleOutcome | None:
     """One piece of the side to move left its point and appears on none: put down between
     points, where the reader sees no piece. Its destination is the point nearest the disc the
@@ -515,6 +547,7 @@ EXPLAINERS: tuple[Explainer, ...] = (
     off_point_destination_move,
     move_and_knocked_aside,
     fewer_plies_by_correction,
+    moved_half_way,
     legal_moves,
     vanished_piece,
     knocked_off,

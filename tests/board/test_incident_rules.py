@@ -478,3 +478,26 @@ def test_the_disc_the_last_move_put_down_read_farther_off_at_the_next_settle_was
 
     assert betweens("e2") == [("between_points", [_p("e2")])]
     assert betweens("e3") == []
+
+
+def test_a_disc_of_the_side_to_move_half_way_to_a_point_it_may_go_to_is_that_move_under_way_not_knocked():
+    """Held-back 8942 (moved to tuning): red's soldier put down half way between i3 and i4, no
+    move read yet, was 'knocked 0.56 spacings off its place'. Its move's own settle judges it."""
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("i3")] = (0.07, 0.5)             # toward i4, where the soldier may go
+    found = Findings()
+    knocked(_facts(pos, None, [(["i3", "i4"], 0.4)], after_offsets=off), IncidentMemory(), found)
+    assert found.events == [] and found.knocked == set()
+    # pushed sideways, toward no point it may move to, it was knocked
+    off[_p("i3")] = (-0.5, 0.0)
+    found = Findings()
+    knocked(_facts(pos, None, [(["i3", "h3"], 0.4)], after_offsets=off), IncidentMemory(), found)
+    assert [(e.kind, e.points) for e in found.events] == [("knocked", [_p("i3")])]
+    # a piece of the side that just moved, pushed toward a point it could go to, was knocked
+    black = Position()
+    black.push(Move.from_iccs("h2e2"))
+    off[_p("i3")] = (0.07, 0.5)
+    found = Findings()
+    knocked(_facts(black, None, [(["i3", "i4"], 0.4)], after_offsets=off), IncidentMemory(), found)
+    assert [(e.kind, e.points) for e in found.events] == [("knocked", [_p("i3")])]

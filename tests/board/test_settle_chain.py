@@ -15,8 +15,8 @@ from board.incidents import IncidentTracker
 from board.record import GameRecord
 from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected,
                           explain_settle, fewer_plies_by_correction, given_start_position, knocked_off,
-                          legal_moves, move_and_knocked_aside, move_and_knocked_off, moves_with_discs_off_points,
-                          off_point_destination_move, vanished_piece)
+                          legal_moves, move_and_knocked_aside, move_and_knocked_off, moved_half_way,
+                          moves_with_discs_off_points, off_point_destination_move, vanished_piece)
 from board.sync import SettleKind, SyncState
 from board.window import Frame, SettleReading, SettleWindow, WindowConfig, read_frames
 from rules import Move, Position, Side
@@ -61,7 +61,7 @@ def _ctx(record: GameRecord, reading: SettleReading, covered: Sequence[str] = ()
 def test_the_explainers_are_tried_in_the_stated_order():
     assert [e.__name__ for e in EXPLAINERS] == [
         "given_start_position", "off_point_destination_move", "move_and_knocked_aside", "fewer_plies_by_correction",
-        "legal_moves",
+        "moved_half_way", "legal_moves",
         "vanished_piece", "knocked_off", "move_and_knocked_off", "moves_with_discs_off_points",
         "earlier_move_corrected"]
 
@@ -442,3 +442,40 @@ def test_one_disc_half_way_between_two_points_seen_from_both_is_put_down_for_the
     # two discs well apart are two candidates: none is taken
     offsets[_p("d2")] = (0.0, 0.45)
     assert vanished_piece(_ctx(rec, _reading(board, offsets))) is None
+
+
+def _soldier_half_way_from_i3_to_i4(rec: GameRecord) -> SettleReading:
+    """The red soldier i3 put down half way to i4: i3 reads empty, but too unsurely to contradict
+    the record; the one disc is seen 0.50 off i3 and 0.49 off i4 (held-back 8942, moved to tuning)."""
+    board = board_classes(rec.position)
+    reading = _reading(board)
+    probs = np.exp(reading.evidence.logp)
+    probs[_p("i3")] = 0.002
+    probs[_p("i3"), 0], probs[_p("i3"), board[_p("i3")]] = 0.5, 0.472
+    offsets = np.zeros((90, 2))
+    offsets[_p("i3")] = (0.07, 0.50)
+    offsets[_p("i4")] = (0.07, -0.49)
+    return SettleReading(Evidence(log_readings(probs), np.ones(90, bool)), offsets)
+
+
+def test_a_piece_of_the_side_to_move_seen_half_way_to_an_empty_point_it_may_go_to_is_moved_there():
+    rec = GameRecord.starting(Position())
+    reading = _soldier_half_way_from_i3_to_i4(rec)
+    ctx = _ctx(rec, reading, covered=("i3", "i4"))
+    assert ctx.explanation.explains and not ctx.explanation.moves    # nothing reads as changed
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "moved_half_way"
+    assert out.between == Move.from_iccs("i3i4") and [m.iccs() for m in out.explanation.moves] == ["i3i4"]
+
+
+def test_a_disc_half_way_is_no_move_without_a_hand_or_when_it_lay_there_before_or_is_the_other_sides():
+    rec = GameRecord.starting(Position())
+    reading = _soldier_half_way_from_i3_to_i4(rec)
+    assert moved_half_way(_ctx(rec, reading)) is None                     # no hand came
+    assert moved_half_way(_ctx(rec, reading, covered=("i3", "i4"), offsets_before=reading.offsets)) is None
+    black = GameRecord.starting(Position(), [Move.from_iccs("h2e2")])     # black to move: the soldier is red's
+    assert moved_half_way(_ctx(black, _soldier_half_way_from_i3_to_i4(black), covered=("i3", "i4"))) is None
+    # two discs well apart (not one disc seen from both points): no move
+    far = _soldier_half_way_from_i3_to_i4(rec)
+    far.offsets[_p("i4")] = (-0.45, 0.0)
+    assert moved_half_way(_ctx(rec, far, covered=("i3", "i4"))) is None
