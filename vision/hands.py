@@ -267,6 +267,9 @@ def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
     return out
 
 
+BUMP_HIDES_ALL = 0.9   # share of the points hidden at once that no hand covers: the camera itself moved
+
+
 SIDE_STRIP_POINTS = 8   # of an edge file's 10 points: a start-up region holding this many lies along the side
 
 
@@ -512,8 +515,13 @@ class HandDetector:
                     self._bumped_from = self._last_h
                     # (only once the board has been seen quiet: before that, what is 'hidden' is
                     # as likely the background learnt under a lock still finding its place)
-                    self._bump_under_hand = self.quiet_look is not None and \
-                        bool(self.hidden_cells[MARGIN:-MARGIN, MARGIN:-MARGIN].any())
+                    # Nearly every point hidden at once is the knock itself, seen a frame or
+                    # two before the lock followed it, not a hand (tuning 8871: 85 of 90 points
+                    # 'hidden' in the frame the camera moved, the board quiet just before; the
+                    # background was never learnt again and the board never quiet after ply 4)
+                    inner = self.hidden_cells[MARGIN:-MARGIN, MARGIN:-MARGIN]
+                    self._bump_under_hand = self.quiet_look is not None and bool(inner.any()) \
+                        and float(inner.mean()) < BUMP_HIDES_ALL
             elif self._bumped_from is not None:
                 shift = _lattice_shift(h, self._bumped_from)
                 self._bumped_from = None

@@ -55,6 +55,7 @@ class LockResult:
     homography: np.ndarray
     support: float       # fraction of the checked samples with a ridge within tolerance
     moved_px: float      # median shift of the ridges from where H predicted them
+    slid: bool = False   # the lock was lost and followed a slide of the lattice (the camera knocked)
 
 
 class LockKeeper:
@@ -118,7 +119,7 @@ class LockKeeper:
                         if float(self._measure(gray, h3, use, tol, w).found.mean()) >= s2:
                             h2 = h3
                     self.h = h2
-                    return LockResult(True, h2, s2, moved)
+                    return LockResult(True, h2, s2, moved, slid=True)
             return LockResult(False, self.h, support, moved)
         if moved > cfg.refit_px and self._fittable(use, near):
             self.h = self._fit(m, use, near)

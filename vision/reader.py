@@ -228,12 +228,21 @@ class LockDoubtConfig:
     rest. A lock found with a lattice score below `doubt_below` is searched again (its own
     lattice excluded) `recheck_s` seconds of video time later, then at doubling intervals up to
     `max_recheck_s`; a lattice scoring `better_by` more on the same frame than the locked one
-    replaces it. The doubt ends when the locked lattice itself scores `doubt_below` or more."""
+    replaces it. The doubt ends when the locked lattice itself scores `doubt_below` or more.
+
+    A lock that followed a slide of the lattice (the camera knocked) is searched again too, on the
+    first quiet frame `after_slide_s` after the last slide (or `after_slide_max_s` after it, quiet
+    or not): the one fit from a wide window follows a large slide only part of the way, and a
+    lock left a third of a spacing off still finds enough of its lines to hold (tuning 8417: the
+    board read and the hands learnt on a lock 0.36 spacings off after a knock, the game lost from
+    ply 4)."""
 
     doubt_below: float = 0.45
     better_by: float = 0.12
     recheck_s: float = 1.0
     max_recheck_s: float = 16.0
+    after_slide_s: float = 0.3
+    after_slide_max_s: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -389,6 +398,8 @@ class BoardReader:
         self._recheck_t: float | None = None    # frame time of the next search while the lock is doubted
         self._recheck_wait = doubt.recheck_s
         self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
+        self._slid_t: float | None = None       # frame time of the last slide the lock followed, until checked
+        self._quiet_before = False              # the last frame was quiet
 
     @property
     def profile(self) -> "PieceSetProfile | None":
@@ -414,6 +425,7 @@ class BoardReader:
         """Lock onto a found lattice: every point is read afresh, the hand detector starts over."""
         self._recheck_t = t + self.doubt.recheck_s if found.score < self.doubt.doubt_below else None
         self._recheck_wait = self.doubt.recheck_s
+        self._slid_t = None
         h = found.homography
         self.h = h
         self._forget_discs()
@@ -452,6 +464,36 @@ class BoardReader:
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
             return
+        self.relocks += 1
+        self.lattice_replaced += 1
+        self._adopt(frame, t, found)
+
+    def _slide_check_due(self, t: float) -> bool:
+        if self._slid_t is None:
+            return False
+        waited = t - self._slid_t
+        return (self._quiet_before and waited >= self.doubt.after_slide_s) or waited >= self.doubt.after_slide_max_s
+
+    def _check_after_slide(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
+        """Search afresh for a lattice clearly better than a lock that followed a slide
+        (LockDoubtConfig); red stays on the side it was."""
+        from .locate import _verify
+        import time as _time
+        assert self.lock is not None and self.h is not None
+        self._slid_t = None
+        here = _verify(gray, self.h, self.lock.polarity).score
+        start = _time.perf_counter()
+        try:
+            found: FoundBoard | None = locate_and_read(frame, self._clf)
+        except BoardNotFoundError:
+            found = None
+        self.searches += 1
+        self.search_s += _time.perf_counter() - start
+        if found is None or found.score < here + self.doubt.better_by or self._reads_fewer_pieces(found):
+            return
+        kept = same_orientation(found.homography, self.h)
+        if not np.array_equal(kept, found.homography):
+            found = _turned_half_round(found, kept)
         self.relocks += 1
         self.lattice_replaced += 1
         self._adopt(frame, t, found)
@@ -524,6 +566,10 @@ class BoardReader:
             if res.ok:
                 self.h = res.homography
                 self.confidence = 0.8 * self.confidence + 0.2 * min(1.0, res.support)
+                if res.slid:
+                    self._slid_t = t
+                elif self._slide_check_due(t):
+                    self._check_after_slide(frame_bgr, gray, t)
                 if self._recheck_t is not None and t >= self._recheck_t:
                     self._recheck_doubted(frame_bgr, gray, t)
             else:
@@ -540,6 +586,7 @@ class BoardReader:
         assert self.h is not None   # locked (kept or just acquired)
         hs = self.hands.update(frame_bgr, self.h, t)
         self._hidden = hs.hidden
+        self._quiet_before = hs.quiet
         self.dirty |= hs.hidden | hs.moving
         if hs.quiet and self.dirty.any() and self._clf is not None:
             idx = np.flatnonzero(self.dirty)
