@@ -228,14 +228,22 @@ class LockDoubtConfig:
     rest. A lock found with a lattice score below `doubt_below` is searched again (its own
     lattice excluded) `recheck_s` seconds of video time later, then at doubling intervals up to
     `max_recheck_s`; a lattice scoring `better_by` more on the same frame than the locked one
-    replaces it. The doubt ends when the locked lattice itself scores `doubt_below` or more.
+    replaces it, unless it reads more than `fewer_pieces_slack` fewer pieces surely. The doubt
+    ends when the locked lattice itself scores `doubt_below` or more.
 
     A lock that followed a slide of the lattice (the camera knocked) is searched again too, on the
     first quiet frame `after_slide_s` after the last slide (or `after_slide_max_s` after it, quiet
     or not): the one fit from a wide window follows a large slide only part of the way, and a
     lock left a third of a spacing off still finds enough of its lines to hold (tuning 8417: the
     board read and the hands learnt on a lock 0.36 spacings off after a knock, the game lost from
-    ply 4)."""
+    ply 4).
+
+    Any lock is audited the same way on quiet frames, `audit_first_s` after it was taken and then
+    at doubling intervals up to `audit_max_s`: a search can return a lattice a third of a spacing
+    off with a good score (a scale a little wrong), which then holds for the whole game (tuning
+    8385: locked 0.29 spacings off from the first frame, the lattice scoring 0.61 on it while a
+    search a second later found the true one at 0.84; four false incidents from discs measured
+    off their points)."""
 
     doubt_below: float = 0.45
     better_by: float = 0.12
@@ -243,6 +251,9 @@ class LockDoubtConfig:
     max_recheck_s: float = 16.0
     after_slide_s: float = 0.3
     after_slide_max_s: float = 2.0
+    audit_first_s: float = 1.0
+    audit_max_s: float = 16.0
+    fewer_pieces_slack: int = 1
 
 
 @dataclass(frozen=True)
@@ -399,6 +410,8 @@ class BoardReader:
         self._recheck_wait = doubt.recheck_s
         self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
         self._slid_t: float | None = None       # frame time of the last slide the lock followed, until checked
+        self._audit_t: float | None = None      # frame time of the next audit of the lock
+        self._audit_wait = doubt.audit_first_s
         self._quiet_before = False              # the last frame was quiet
 
     @property
@@ -426,6 +439,8 @@ class BoardReader:
         self._recheck_t = t + self.doubt.recheck_s if found.score < self.doubt.doubt_below else None
         self._recheck_wait = self.doubt.recheck_s
         self._slid_t = None
+        self._audit_wait = self.doubt.audit_first_s
+        self._audit_t = t + self._audit_wait
         h = found.homography
         self.h = h
         self._forget_discs()
@@ -474,13 +489,25 @@ class BoardReader:
         waited = t - self._slid_t
         return (self._quiet_before and waited >= self.doubt.after_slide_s) or waited >= self.doubt.after_slide_max_s
 
+    def _audit_due(self, t: float) -> bool:
+        return self._quiet_before and self._audit_t is not None and t >= self._audit_t
+
+    def _audit(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
+        """The scheduled search for a lattice clearly better than the lock (LockDoubtConfig)."""
+        self._audit_wait = min(self.doubt.audit_max_s, 2.0 * self._audit_wait)
+        self._audit_t = t + self._audit_wait
+        self._search_for_better(frame, gray, t)
+
     def _check_after_slide(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        """Search afresh for a lattice clearly better than a lock that followed a slide
-        (LockDoubtConfig); red stays on the side it was."""
+        self._slid_t = None
+        self._search_for_better(frame, gray, t)
+
+    def _search_for_better(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
+        """Search afresh for a lattice clearly better than the lock on this frame and reading no
+        fewer pieces surely (LockDoubtConfig); red stays on the side it was."""
         from .locate import _verify
         import time as _time
         assert self.lock is not None and self.h is not None
-        self._slid_t = None
         here = _verify(gray, self.h, self.lock.polarity).score
         start = _time.perf_counter()
         try:
@@ -503,10 +530,12 @@ class BoardReader:
         lock does: its lines may show more clearly (the edge of a far, foreshortened board, a line
         off), but the pieces stand on the lock's points (held-back 8836, moved to tuning: the true
         lattice, its far lines faint under sensor noise, replaced by one 64 px off at the far
-        end; the game was lost)."""
+        end; the game was lost). One piece fewer is no evidence: a lock a quarter of a spacing off
+        may read one disc surely that the true lattice reads just short of sure (tuning 8385: 31
+        against 32)."""
         if found.reads is None or self.lock is None:
             return False
-        return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs)
+        return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs) - self.doubt.fewer_pieces_slack
 
     def _search_due(self, t: float) -> bool:
         if self.search_share is None:
@@ -570,6 +599,8 @@ class BoardReader:
                     self._slid_t = t
                 elif self._slide_check_due(t):
                     self._check_after_slide(frame_bgr, gray, t)
+                elif self._audit_due(t):
+                    self._audit(frame_bgr, gray, t)
                 if self._recheck_t is not None and t >= self._recheck_t:
                     self._recheck_doubted(frame_bgr, gray, t)
             else:

@@ -258,3 +258,46 @@ def test_a_hand_resting_on_a_corner_piece_with_its_arm_moving_stays_hidden():
     states, left_points, left_ring = _play(hand_over_point=True)
     i0 = 8                                  # point index of i0
     assert all(not s.quiet and s.hidden[i0] for s in states[left_points:left_ring])
+
+
+def test_a_lock_a_quarter_of_a_spacing_off_with_a_good_score_is_audited_and_replaced(vsim, tmp_path):
+    # tuning clip 8385: the first frame's search returned a lattice 0.26-0.29 spacings off at its far
+    # points (a perspective a little wrong) with a score of 0.71, so it was not doubted; it held for
+    # 15 s, and discs measured off their points made four false incidents. A clip of one ply from
+    # the same seed, look and camera starts the same way.
+    import json
+
+    import sim
+    camera = {"tilt_deg": 21.5, "azimuth_deg": 40.0, "fov_deg": 63.5, "noise": 4.6}
+    sim.write_clip(sim.ClipSpec(seed=8385, look="plastic", random_plies=1, width=960, height=540,
+                                camera=camera), tmp_path)
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    reader = BoardReader()
+    cap = cv2.VideoCapture(str(tmp_path / "clip.mp4"))
+    errors = []
+    for i, ft in enumerate(truth["frames"][:75]):
+        ok, frame = cap.read()
+        assert ok, f"frame {i} of the rendered clip could not be decoded"
+        pose = reader.process(frame, ft["t"], i).pose
+        h_true = np.array(truth["poses"][ft["pose"]]["homography"])
+        errors.append(vsim.lattice_error(pose.homography, h_true) / geo.point_spacing_px(h_true))
+    cap.release()
+    assert errors[0] > 0.2                      # the first search's lattice, as in the bench clip
+    assert max(errors[-25:]) < 0.05, f"still {max(errors[-25:]):.2f} spacings off 2 s in"
+    assert reader.lattice_replaced == 1
+
+
+def test_a_right_lock_is_audited_and_kept_the_audits_spaced_ever_wider(vsim):
+    from vision.locate import _verify
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    reader = BoardReader(classify=False)
+    reader.process(img, 0.0, 0)
+    good = reader.h.copy()
+    pol = reader.lock.polarity
+    reader._adopt(img, 0.0, FoundBoard(good, 0.7, pol, _verify(gray, good, pol).score, None))
+    searches = reader.searches
+    poses = [reader.process(img, i / 10, i).pose for i in range(1, 80)]
+    assert reader.lattice_replaced == 0 and reader.searches - searches == 3     # at 1, 3 and 7 s
+    assert vsim.lattice_error(poses[-1].homography, truth.homography) < 0.1 * geo.point_spacing_px(good)
