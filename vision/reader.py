@@ -15,7 +15,7 @@ import numpy as np
 from . import geometry as geo
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
-from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_score
+from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_score, same_lattice
 from .looks import disc_looks
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 
@@ -228,8 +228,9 @@ class LockDoubtConfig:
     rest. A lock found with a lattice score below `doubt_below` is searched again (its own
     lattice excluded) `recheck_s` seconds of video time later, then at doubling intervals up to
     `max_recheck_s`; a lattice scoring `better_by` more on the same frame than the locked one
-    replaces it, unless it reads more than `fewer_pieces_slack` fewer pieces surely. The doubt
-    ends when the locked lattice itself scores `doubt_below` or more.
+    replaces it, unless it reads more than `fewer_pieces_slack` fewer pieces surely or lies within
+    `same_within` spacings of the lock (the lock found again). The doubt ends when the locked
+    lattice itself scores `doubt_below` or more.
 
     A lock that followed a slide of the lattice (the camera knocked) is searched again too, on the
     first quiet frame `after_slide_s` after the last slide (or `after_slide_max_s` after it, quiet
@@ -254,6 +255,7 @@ class LockDoubtConfig:
     audit_first_s: float = 1.0
     audit_max_s: float = 16.0
     fewer_pieces_slack: int = 1
+    same_within: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -517,6 +519,12 @@ class BoardReader:
         self.searches += 1
         self.search_s += _time.perf_counter() - start
         if found is None or found.score < here + self.doubt.better_by or self._reads_fewer_pieces(found):
+            return
+        if same_lattice(found.homography, self.h, self.doubt.same_within):
+            # the lock itself, found again: taking it gains nothing, while every disc's offset,
+            # measured on a lattice a little different, would jump (tuning 8325: an audit on the
+            # frame a hand left took a lattice 0.01 spacings from the lock, and the next settle
+            # called an untouched chariot knocked 0.20 off its place)
             return
         kept = same_orientation(found.homography, self.h)
         if not np.array_equal(kept, found.homography):
