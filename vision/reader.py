@@ -469,21 +469,12 @@ class BoardReader:
         if here >= cfg.doubt_below:
             self._recheck_t = None      # the locked lattice shows itself clearly now
             return
-        import time as _time
-        start = _time.perf_counter()
-        try:
-            found: FoundBoard | None = locate_and_read(frame, self._clf, exclude=(self.h,))
-        except BoardNotFoundError:
-            found = None
-        self.searches += 1
-        self.search_s += _time.perf_counter() - start
-        if found is None or found.score < here + cfg.better_by or self._reads_fewer_pieces(found):
+        found = self._better_lattice(frame, here, exclude=(self.h,))
+        if found is None:
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
             return
-        self.relocks += 1
-        self.lattice_replaced += 1
-        self._adopt(frame, t, found)
+        self._replace_lock(frame, t, found)
 
     def _slide_check_due(self, t: float) -> bool:
         if self._slid_t is None:
@@ -505,30 +496,43 @@ class BoardReader:
         self._search_for_better(frame, gray, t)
 
     def _search_for_better(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        """Search afresh for a lattice clearly better than the lock on this frame and reading no
-        fewer pieces surely (LockDoubtConfig); red stays on the side it was."""
+        """Take a lattice clearly better than the lock on this frame, if a search finds one; red
+        stays on the side it was (the lock was not doubted: its orientation stands)."""
         from .locate import _verify
-        import time as _time
         assert self.lock is not None and self.h is not None
-        here = _verify(gray, self.h, self.lock.polarity).score
+        found = self._better_lattice(frame, _verify(gray, self.h, self.lock.polarity).score)
+        if found is None:
+            return
+        kept = same_orientation(found.homography, self.h)
+        if not np.array_equal(kept, found.homography):
+            found = _turned_half_round(found, kept)
+        self._replace_lock(frame, t, found)
+
+    def _better_lattice(self, frame: np.ndarray, here: float, exclude: tuple[np.ndarray, ...] = ()
+                        ) -> FoundBoard | None:
+        """A board search's lattice if it scores `better_by` more than the lock's `here` on this
+        frame, reads no more than `fewer_pieces_slack` fewer pieces surely, and is not the lock
+        found again; else None. The search's cost is counted."""
+        import time as _time
+        assert self.h is not None
         start = _time.perf_counter()
         try:
-            found: FoundBoard | None = locate_and_read(frame, self._clf)
+            found: FoundBoard | None = locate_and_read(frame, self._clf, exclude=exclude)
         except BoardNotFoundError:
             found = None
         self.searches += 1
         self.search_s += _time.perf_counter() - start
         if found is None or found.score < here + self.doubt.better_by or self._reads_fewer_pieces(found):
-            return
+            return None
         if same_lattice(found.homography, self.h, self.doubt.same_within):
             # the lock itself, found again: taking it gains nothing, while every disc's offset,
             # measured on a lattice a little different, would jump (tuning 8325: an audit on the
             # frame a hand left took a lattice 0.01 spacings from the lock, and the next settle
             # called an untouched chariot knocked 0.20 off its place)
-            return
-        kept = same_orientation(found.homography, self.h)
-        if not np.array_equal(kept, found.homography):
-            found = _turned_half_round(found, kept)
+            return None
+        return found
+
+    def _replace_lock(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
         self.relocks += 1
         self.lattice_replaced += 1
         self._adopt(frame, t, found)
