@@ -255,7 +255,7 @@ class LockDoubtConfig:
     audit_first_s: float = 1.0
     audit_max_s: float = 16.0
     fewer_pieces_slack: int = 1
-    same_within: float = 0.1
+    same_within: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -469,7 +469,7 @@ class BoardReader:
         if here >= cfg.doubt_below:
             self._recheck_t = None      # the locked lattice shows itself clearly now
             return
-        found = self._better_lattice(frame, here, exclude=(self.h,))
+        found = self._better_lattice(frame, gray, here, exclude=(self.h,))
         if found is None:
             self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
             self._recheck_t = t + self._recheck_wait
@@ -500,7 +500,7 @@ class BoardReader:
         stays on the side it was (the lock was not doubted: its orientation stands)."""
         from .locate import _verify
         assert self.lock is not None and self.h is not None
-        found = self._better_lattice(frame, _verify(gray, self.h, self.lock.polarity).score)
+        found = self._better_lattice(frame, gray, _verify(gray, self.h, self.lock.polarity).score)
         if found is None:
             return
         kept = same_orientation(found.homography, self.h)
@@ -508,13 +508,16 @@ class BoardReader:
             found = _turned_half_round(found, kept)
         self._replace_lock(frame, t, found)
 
-    def _better_lattice(self, frame: np.ndarray, here: float, exclude: tuple[np.ndarray, ...] = ()
-                        ) -> FoundBoard | None:
-        """A board search's lattice if it scores `better_by` more than the lock's `here` on this
-        frame, reads no more than `fewer_pieces_slack` fewer pieces surely, and is not the lock
-        found again; else None. The search's cost is counted."""
+    def _better_lattice(self, frame: np.ndarray, gray: np.ndarray, here: float,
+                        exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard | None:
+        """A board search's lattice if, tested as the lock is on this frame's grey, it scores
+        `better_by` more than the lock's `here`, reads no more than `fewer_pieces_slack` fewer
+        pieces surely, and is not the lock found again; else None. The search's cost is counted.
+        (The search's own score is taken on its own grey and polarity: a lens-distorted board
+        scored a lattice 0.17 spacings off that way above the right lock, tuning 8356.)"""
+        from .locate import _verify
         import time as _time
-        assert self.h is not None
+        assert self.h is not None and self.lock is not None
         start = _time.perf_counter()
         try:
             found: FoundBoard | None = locate_and_read(frame, self._clf, exclude=exclude)
@@ -522,13 +525,17 @@ class BoardReader:
             found = None
         self.searches += 1
         self.search_s += _time.perf_counter() - start
-        if found is None or found.score < here + self.doubt.better_by or self._reads_fewer_pieces(found):
+        if found is None or self._reads_fewer_pieces(found):
+            return None
+        if _verify(gray, found.homography, self.lock.polarity).score < here + self.doubt.better_by:
             return None
         if same_lattice(found.homography, self.h, self.doubt.same_within):
-            # the lock itself, found again: taking it gains nothing, while every disc's offset,
-            # measured on a lattice a little different, would jump (tuning 8325: an audit on the
-            # frame a hand left took a lattice 0.01 spacings from the lock, and the next settle
-            # called an untouched chariot knocked 0.20 off its place)
+            # the lock itself, found again or fitted a little differently: taking it gains
+            # nothing, while every disc's offset, measured on a lattice a little different, would
+            # jump (tuning 8325: an audit on the frame a hand left took a lattice 0.01 spacings
+            # from the lock, and the next settle called an untouched chariot knocked 0.20 off its
+            # place; 8356, a lens-distorted board: audits and the lock's own refits took turns
+            # between two fits 0.13 apart, and a touch was called on a piece nobody touched)
             return None
         return found
 

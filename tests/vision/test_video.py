@@ -318,9 +318,10 @@ def test_an_audit_that_finds_the_lock_again_keeps_it_and_one_that_finds_a_lattic
     def found_at(dx: float):
         h = good @ np.array([[1.0, 0, dx], [0, 1.0, 0], [0, 0, 1.0]])
         return lambda frame, clf, exclude=(): FoundBoard(h, 0.99, pol, 0.99, None)
-    monkeypatch.setattr(vr, "locate_and_read", found_at(0.01))
-    reader._search_for_better(img, gray, 1.0)
-    assert reader.lattice_replaced == 0 and np.allclose(reader.h, good)
+    for dx in (0.01, 0.13):     # found again; fitted a little differently (8356, a lens-distorted board)
+        monkeypatch.setattr(vr, "locate_and_read", found_at(dx))
+        reader._search_for_better(img, gray, 1.0)
+        assert reader.lattice_replaced == 0 and np.allclose(reader.h, good)
     monkeypatch.setattr(vr, "locate_and_read", found_at(0.3))
     reader._search_for_better(img, gray, 2.0)
     assert reader.lattice_replaced == 1
