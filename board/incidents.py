@@ -387,6 +387,12 @@ def off_centre(settled: Settled, p: int, centre: np.ndarray) -> float:
     return float(np.max(np.abs(settled.offsets[p] - centre)))
 
 
+def disc_place(p: int, offset: np.ndarray) -> np.ndarray:
+    """Where the disc seen from point p at `offset` lies, in lattice coordinates (file, rank), so
+    that sightings from different points can be compared."""
+    return np.array([p % 9 + offset[0], p // 9 + offset[1]], dtype=np.float64)
+
+
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
     """The disc on p was already off its point before (being put right is not an incident)."""
     return bool(before.visible[p] and np.max(np.abs(before.offsets[p])) >= cfg.between)
@@ -534,7 +540,7 @@ def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[i
     # JPEG-compressed frame can make a disc sitting on its point) is picked up over its point
     if float(np.linalg.norm(off)) < cfg.between:
         return set()
-    x, y = p % 9 + off[0], p // 9 + off[1]
+    x, y = disc_place(p, off)
     out = set()
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):

@@ -21,7 +21,7 @@ from .episode import Episode, _attributed, dwells
 from .events import Event, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
                       board_classes, explain)
-from .incidents import IncidentConfig, IncidentTracker, king_steps
+from .incidents import IncidentConfig, IncidentTracker, disc_place, king_steps
 from .sync import SettleKind
 from .window import Frame, SettleReading
 
@@ -178,7 +178,7 @@ def _discs_off_points(dests: list[Move], evidence: Evidence, offsets: np.ndarray
             if offsets_before is not None and off_by(offsets_before[q], cfg) \
                     and float(np.linalg.norm(o - offsets_before[q])) < cfg.same_disc:
                 continue
-            disc = np.array([q % 9 + o[0], q // 9 + o[1]], dtype=np.float64)
+            disc = disc_place(q, o)
             for group in found:
                 if float(np.linalg.norm(np.mean(group, axis=0) - disc)) < cfg.one_disc:
                     group.append(disc)
@@ -356,9 +356,7 @@ def moved_half_way(ctx: SettleContext) -> SettleOutcome | None:
             continue
         if before is not None and float(np.linalg.norm(off[p] - before[p])) < icfg.same_disc:
             continue   # lay there at the last settle: not moved in this episode
-        seen_from_p = np.array([p % 9, p // 9], np.float64) + off[p]
-        seen_from_q = np.array([q % 9, q // 9], np.float64) + off[q]
-        if float(np.linalg.norm(seen_from_p - seen_from_q)) < icfg.one_disc:
+        if float(np.linalg.norm(disc_place(p, off[p]) - disc_place(q, off[q]))) < icfg.one_disc:
             found.append(m)
     if len(found) != 1:
         return None
