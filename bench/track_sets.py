@@ -631,12 +631,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 21.5, "azimuth_deg": 35.0, "fov_deg": 74.5, "distortion": 0.05, "bump": True}),
     BenchClip(8950, "mat", 8, (("arm_pass", 2), ("retouch", 5), ("between_points", 7)),
               {"tilt_deg": 18.0, "azimuth_deg": 230.0, "fov_deg": 72.5, "distortion": 0.05, "noise": 3.6, "shadows": True, "bump": True}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 31 by bench/draw_clips.py --seed 2026120331 --first 8951 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 31 (8951-8980), scored once there and moved here at stop 32 to be looked into;
+    # thirty fresh clips (bench/draw_clips.py --seed 2026120332 --first 8981 --count 30 --planted 2) took
+    # their place in HELD_BACK.
     BenchClip(8951, "wood", 8, (("touch_move_other", 4), ("knocked", 7), ("arm_pass", 8)),
               {"tilt_deg": 43.0, "azimuth_deg": 320.0, "fov_deg": 75.5, "blur": 1.4, "bump": True}),
     BenchClip(8952, "cloth", 8, (("between_points", 1), ("knocked", 4), ("arm_pass", 6)),
@@ -697,6 +694,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 35.5, "azimuth_deg": 290.0, "fov_deg": 69.0, "distortion": -0.06, "blur": 1.8, "noise": 3.2, "bump": True}),
     BenchClip(8980, "mat", 8, (("knocked", 2), ("between_points", 4), ("arm_pass", 8)),
               {"tilt_deg": 43.5, "azimuth_deg": 115.0, "fov_deg": 72.0, "distortion": -0.08, "bump": False}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 32 by bench/draw_clips.py --seed 2026120332 --first 8981 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(8981, "wood", 8, (("between_points", 4), ("arm_pass", 5), ("retouch", 8)),
+              {"tilt_deg": 33.5, "azimuth_deg": 50.0, "fov_deg": 61.0, "noise": 4.4, "bump": False}),
+    BenchClip(8982, "cloth", 8, (("arm_pass", 1), ("knocked", 2), ("between_points", 3)),
+              {"tilt_deg": 40.5, "azimuth_deg": 105.0, "fov_deg": 76.0, "distortion": -0.02, "bump": True}),
+    BenchClip(8983, "paper", 8, (("arm_pass", 1), ("between_points", 3), ("retouch", 5)),
+              {"tilt_deg": 26.5, "azimuth_deg": 355.0, "fov_deg": 58.0, "distortion": 0.01, "blur": 0.6, "noise": 4.8, "glare": True, "bump": False}),
+    BenchClip(8984, "plastic", 8, (("arm_pass", 2), ("retouch", 3), ("between_points", 5)),
+              {"tilt_deg": 20.5, "azimuth_deg": 295.0, "fov_deg": 51.0, "distortion": 0.02, "blur": 1.4, "glare": True, "bump": True}),
+    BenchClip(8985, "mat", 8, (("arm_pass", 3), ("knocked", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 15.0, "azimuth_deg": 115.0, "fov_deg": 73.5, "distortion": -0.01, "noise": 4.9, "shadows": True, "bump": True}),
+    BenchClip(8986, "wood", 8, (("knocked", 2), ("touch_move_other", 6), ("arm_pass", 8)),
+              {"tilt_deg": 19.0, "azimuth_deg": 250.0, "fov_deg": 72.5, "glare": True, "bump": False}),
+    BenchClip(8987, "cloth", 8, (("touch_move_other", 2), ("arm_pass", 4), ("knocked", 8)),
+              {"tilt_deg": 40.5, "azimuth_deg": 125.0, "fov_deg": 71.5, "distortion": -0.04, "noise": 6.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(8988, "paper", 8, (("touch_move_other", 6), ("arm_pass", 7), ("retouch", 8)),
+              {"tilt_deg": 17.5, "azimuth_deg": 260.0, "fov_deg": 78.0, "distortion": -0.04, "blur": 1.0, "bump": True}),
+    BenchClip(8989, "plastic", 8, (("arm_pass", 1), ("retouch", 5), ("between_points", 7)),
+              {"tilt_deg": 38.5, "azimuth_deg": 80.0, "fov_deg": 51.5, "noise": 6.0, "glare": True, "bump": True}),
+    BenchClip(8990, "mat", 8, (("knocked", 1), ("arm_pass", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 19.5, "azimuth_deg": 170.0, "fov_deg": 61.0, "distortion": -0.06, "noise": 6.2, "glare": True, "bump": True}),
+    BenchClip(8991, "wood", 8, (("retouch", 1), ("arm_pass", 2), ("between_points", 5)),
+              {"tilt_deg": 38.5, "azimuth_deg": 345.0, "fov_deg": 69.0, "distortion": -0.02, "blur": 0.7, "noise": 3.5, "shadows": True, "bump": True}),
+    BenchClip(8992, "cloth", 8, (("between_points", 1), ("arm_pass", 3), ("retouch", 7)),
+              {"tilt_deg": 5.0, "azimuth_deg": 125.0, "fov_deg": 63.0, "blur": 0.9, "bump": True}),
+    BenchClip(8993, "paper", 8, (("arm_pass", 2), ("retouch", 3), ("knocked", 8)),
+              {"tilt_deg": 30.0, "azimuth_deg": 95.0, "fov_deg": 66.5, "blur": 0.7, "noise": 2.2, "shadows": True, "bump": True}),
+    BenchClip(8994, "plastic", 8, (("knocked", 1), ("retouch", 3), ("arm_pass", 6)),
+              {"tilt_deg": 35.5, "azimuth_deg": 195.0, "fov_deg": 69.5, "blur": 1.4, "glare": True, "bump": False}),
+    BenchClip(8995, "mat", 8, (("arm_pass", 3), ("retouch", 4), ("between_points", 8)),
+              {"tilt_deg": 5.5, "azimuth_deg": 250.0, "fov_deg": 67.5, "distortion": -0.07, "blur": 1.4, "noise": 5.8, "glare": True, "bump": False}),
+    BenchClip(8996, "wood", 8, (("knocked", 1), ("retouch", 2), ("arm_pass", 8)),
+              {"tilt_deg": 9.0, "azimuth_deg": 230.0, "fov_deg": 55.0, "blur": 0.6, "noise": 3.0, "bump": True}),
+    BenchClip(8997, "cloth", 8, (("retouch", 1), ("arm_pass", 2), ("between_points", 8)),
+              {"tilt_deg": 5.5, "azimuth_deg": 85.0, "fov_deg": 51.0, "blur": 2.0, "glare": True, "bump": True}),
+    BenchClip(8998, "paper", 8, (("between_points", 1), ("arm_pass", 3), ("touch_move_other", 7)),
+              {"tilt_deg": 43.5, "azimuth_deg": 275.0, "fov_deg": 52.5, "blur": 0.6, "glare": True, "bump": True}),
+    BenchClip(8999, "plastic", 8, (("between_points", 3), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 27.5, "azimuth_deg": 150.0, "fov_deg": 63.5, "blur": 1.0, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9000, "mat", 8, (("arm_pass", 2), ("between_points", 5), ("knocked", 7)),
+              {"tilt_deg": 44.0, "azimuth_deg": 210.0, "fov_deg": 69.5, "distortion": -0.04, "blur": 1.5, "bump": True}),
+    BenchClip(9001, "wood", 8, (("knocked", 2), ("arm_pass", 3), ("between_points", 8)),
+              {"tilt_deg": 10.0, "azimuth_deg": 105.0, "fov_deg": 47.0, "distortion": 0.0, "blur": 0.6, "noise": 2.0, "shadows": True, "bump": True}),
+    BenchClip(9002, "cloth", 8, (("touch_move_other", 3), ("arm_pass", 4), ("retouch", 6)),
+              {"tilt_deg": 9.5, "azimuth_deg": 80.0, "fov_deg": 51.5, "noise": 5.7, "bump": True}),
+    BenchClip(9003, "paper", 8, (("between_points", 2), ("arm_pass", 3), ("knocked", 7)),
+              {"tilt_deg": 5.0, "azimuth_deg": 25.0, "fov_deg": 64.5, "noise": 5.0, "shadows": True, "bump": True}),
+    BenchClip(9004, "plastic", 8, (("between_points", 2), ("arm_pass", 7), ("retouch", 8)),
+              {"tilt_deg": 8.5, "azimuth_deg": 290.0, "fov_deg": 53.0, "distortion": 0.04, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9005, "mat", 8, (("arm_pass", 2), ("retouch", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 39.5, "azimuth_deg": 255.0, "fov_deg": 54.0, "distortion": 0.03, "bump": False}),
+    BenchClip(9006, "wood", 8, (("retouch", 1), ("arm_pass", 2), ("between_points", 5)),
+              {"tilt_deg": 24.0, "azimuth_deg": 290.0, "fov_deg": 62.0, "distortion": -0.11, "noise": 5.2, "bump": True}),
+    BenchClip(9007, "cloth", 8, (("knocked", 2), ("arm_pass", 3), ("retouch", 8)),
+              {"tilt_deg": 15.5, "azimuth_deg": 70.0, "fov_deg": 68.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9008, "paper", 8, (("arm_pass", 6), ("touch_move_other", 7), ("retouch", 8)),
+              {"tilt_deg": 39.5, "azimuth_deg": 345.0, "fov_deg": 46.5, "blur": 1.5, "noise": 4.2, "bump": False}),
+    BenchClip(9009, "plastic", 8, (("retouch", 2), ("knocked", 6), ("arm_pass", 8)),
+              {"tilt_deg": 18.5, "azimuth_deg": 335.0, "fov_deg": 63.5, "distortion": -0.02, "glare": True, "bump": True}),
+    BenchClip(9010, "mat", 8, (("arm_pass", 5), ("between_points", 7), ("touch_move_other", 8)),
+              {"tilt_deg": 26.0, "azimuth_deg": 230.0, "fov_deg": 73.5, "distortion": 0.03, "blur": 0.8, "bump": False}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
