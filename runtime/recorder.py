@@ -53,6 +53,13 @@ class RecordSummary:
 ANCHOR_ON = ("start_mismatch", "out_of_sync")
 # Source seconds between two such checks (each reads the board 18 times, ~0.1-0.2 s).
 ANCHOR_EVERY_S = 5.0
+# Source seconds a lock may go without one quiet frame before its lattice is checked against the
+# known position all the same. A lattice a line off (a tiled floor's grout line taken for the
+# board's edge line) puts a row of points on the floor and the rest between the discs: the hand
+# detector then sees a hand somewhere in every frame, the board is never quiet, and the check
+# the quiet board would bring (start_mismatch) never comes (held-back 8971, stop 31: the first
+# two moves lost to a lattice one file off for nine seconds).
+UNQUIET_LOCK_S = 2.0
 
 # Source seconds between two looks at the free space (a statvfs): the journal's reserve covers
 # what is written in between.
@@ -92,6 +99,9 @@ class Recorder:
         self._dropped_reported = 0
         self._no_board_since: float | None = None
         self._anchored_t: float | None = None
+        self._lock_watched: Any = None           # the reader's lock the unquiet-lock check is watching ...
+        self._lock_taken_t = 0.0                 # ... since this source time ...
+        self._lock_checked = False               # ... until a quiet frame or the check itself ends the watch
         self._lattices_replaced = 0   # the reader's count of doubted lattices it replaced, as journalled
         self._no_board_said = False
         self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
@@ -195,6 +205,20 @@ class Recorder:
                                       f"there ({moved.explained:.0%} of the points read as it)",
                                       extra={"shift": [moved.shift_x, moved.shift_y], "turned": moved.turned,
                                              "fresh": moved.fresh, "frame": fr.index}))
+
+    def _check_unquiet_lock(self, fr: Any, obs: Any) -> None:
+        """A lock that has not given one quiet frame UNQUIET_LOCK_S after it was taken is checked
+        against the known position once (as if the readings had disagreed with it)."""
+        lock = getattr(self.reader, "lock", None)
+        if lock is not self._lock_watched:
+            self._lock_watched, self._lock_taken_t, self._lock_checked = lock, fr.t, False
+        if lock is None or self._lock_checked:
+            return
+        if obs.quiet:
+            self._lock_checked = True
+        elif fr.t - self._lock_taken_t >= UNQUIET_LOCK_S:
+            self._lock_checked = True
+            self._anchor_lattice(fr)
 
     def _note_lattice_replaced(self, fr: Any) -> None:
         """Journal it when the reader gave up a weakly shown lattice for a clearly better one
@@ -397,6 +421,7 @@ class Recorder:
                     disagrees |= isinstance(ev, TrackingEvent) and ev.status in ANCHOR_ON
                 if disagrees:
                     self._anchor_lattice(fr)
+                self._check_unquiet_lock(fr, obs)
                 if self.tracker.just_settled and self.evidence is not None:
                     self.evidence.pin(fr.index, fr.image, hom)
                 last_frame = fr
