@@ -13,6 +13,7 @@ from typing import Any
 
 _EXPORTS = {
     "LOOKS": "sim.render",
+    "planned_moves": "sim.render",
     "render_clip": "sim.render",
     "render_still": "sim.render",
     "write_clip": "sim.render",

@@ -175,6 +175,19 @@ def _resolve_game(spec: ClipSpec, rng: np.random.Generator) -> tuple[str, str, l
     return board, side, moves
 
 
+def _streams(spec: ClipSpec) -> list[np.random.Generator]:
+    """The clip's independent random streams (look, art, pieces, camera, script, effects, game,
+    incidents, hands, bump): each part draws from its own, so changing one leaves the rest alike."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence([int(spec.seed) & 0xFFFFFFFF, 7]).spawn(10)]
+
+
+def planned_moves(spec: ClipSpec) -> list[str]:
+    """The ICCS moves the clip will play, without rendering it: random play can end in mate
+    before `random_plies`, and a bench draw passes over such a seed (bench/draw_clips.py)."""
+    _validate_spec(spec)
+    return _resolve_game(spec, _streams(spec)[6])[2]
+
+
 def _random_board(rng: np.random.Generator) -> str:
     """A plausible position for stills: random legal play from the start (or start itself)."""
     Position, _ = _rules()
@@ -202,7 +215,7 @@ class Rig:
         self.W, self.H = spec.width, spec.height
         over = dict(spec.camera or {})
         self.over = over
-        streams = [np.random.default_rng(s) for s in np.random.SeedSequence([int(spec.seed) & 0xFFFFFFFF, 7]).spawn(10)]
+        streams = _streams(spec)
         r_look, r_art, r_piece, r_cam, r_script, r_fx, r_game, r_inc, r_hand, r_bump = streams
         self.look = spec.look or LOOKS[int(r_look.integers(len(LOOKS)))]
         self.style = art.draw_style(self.look, r_art)

@@ -40,12 +40,21 @@ def test_every_set_has_arm_passes_bumps_and_planted_incidents_inside_its_games()
 
 def test_the_held_back_set_is_exactly_what_its_recorded_draw_gives():
     """Nothing in HELD_BACK was picked or edited by hand: the seeded draw named beside it redraws it."""
-    import random
-
-    from draw_clips import LOOKS, draw_clip
-    rng = random.Random(2026120332)
-    drawn = [draw_clip(rng, 8981 + i, LOOKS[i % len(LOOKS)], 2) for i in range(30)]
+    from draw_clips import draw_set
+    drawn = draw_set(2026120332, 8981, 30, 2)
     source = (ROOT / "bench" / "track_sets.py").read_text()
     held = source[source.index("HELD_BACK: tuple"):]
     assert "\n".join(drawn) in held
-    assert [c.seed for c in HELD_BACK] == list(range(8981, 9011))
+    assert [c.seed for c in HELD_BACK] == [s for s in range(8981, 9012) if s != 8999]
+
+
+def test_a_seed_whose_random_game_is_mated_before_the_last_ply_is_passed_over_by_the_draw():
+    """8999's random game ends in mate at ply 6, so a clip planting incidents up to ply 8 cannot be
+    rendered from it; the draw spends its draws and goes on to the next seed."""
+    from draw_clips import PLIES, draw_set, plays_long_enough
+
+    from sim import ClipSpec, planned_moves
+    assert len(planned_moves(ClipSpec(seed=8999, random_plies=PLIES))) == 6
+    assert not plays_long_enough(8999) and plays_long_enough(8998) and plays_long_enough(9000)
+    seeds = [int(line.split("(")[1].split(",")[0]) for line in draw_set(2026120332, 8997, 3, 2)]
+    assert seeds == [8997, 8998, 9000]
