@@ -228,7 +228,7 @@ def _largest_component(covered: np.ndarray) -> np.ndarray:
     return np.array(sorted(best), dtype=np.int64)
 
 
-def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
+def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False, ties_only: bool = False):
     """The point of the hand's region that leads its reach from `side`'s edge.
 
     The leading rank is the one farthest into the board from the player's edge; across
@@ -236,7 +236,8 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
     leading ranks), not its outermost point: a hand is broad, and "farthest from the
     shoulder" drifts to whichever covered point lies farthest out sideways. With
     `all_ties`: the list of the points the fingertips may be on (equally central
-    leading points, and the leading point at a side edge the hand's region is cut by).
+    leading points, and the leading point at a side edge the hand's region is cut by);
+    `ties_only`: the list of the equally central leading points alone.
     """
     covered = _largest_component(np.asarray(covered))
     x = covered % 9
@@ -256,9 +257,9 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
             cx = x0 + (float(x.mean()) - x0) * (float(depth.max()) - d0) / (dm - d0)
     cand = covered[lead]
     gap = np.abs(cand % 9 - cx)
-    if not all_ties:
-        return int(cand[int(np.argmin(gap))])
     out = [int(q) for q in cand[gap <= gap.min() + 1e-6]]
+    if not all_ties:
+        return out if ties_only else out[0]
     # A hand reaching well into the board along a side edge may lie partly beyond
     # it, where no point records it: the region is cut there and its centre drifts
     # inward, so the leading point at the edge is as likely. A hand only just over
@@ -307,6 +308,26 @@ def _attributed(episode: Episode, side: Side) -> list:
 MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
 
 
+def _through_ties(tips: list[int], tied: list[list[int]]) -> list[int]:
+    """The fingertip points with each run of frames read half way between two points (a tie
+    names the first) put back on the point read before and after it, when that point is among
+    every such frame's ties: the hand's region flickered between centred on that point and half
+    way to the next, the fingertips did not move (held-back 8953 of stop 31, moved to tuning:
+    black's fingers on g9 for 0.6 s, read over f9-h9 and f9-g9 in turn, split into rests too
+    short to count, the touch missed). A run that ends elsewhere is the hand moving on."""
+    out = list(tips)
+    i = 1
+    while i < len(out):
+        p = out[i - 1]
+        j = i
+        while j < len(out) and out[j] != p and p in tied[j]:
+            j += 1
+        if j > i and j < len(out) and out[j] == p:
+            out[i:j] = [p] * (j - i)
+        i = max(j, i + 1)
+    return out
+
+
 def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
 
@@ -317,7 +338,8 @@ def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     frames = _attributed(episode, side)
     if not frames:
         return []
-    tips = [fingertips(c, side) for _, _, c in frames]
+    tied = [fingertips(c, side, ties_only=True) for _, _, c in frames]
+    tips = _through_ties([t[0] for t in tied], tied)
     smooth = list(tips)
     for i in range(1, len(tips) - 1):
         if tips[i - 1] == tips[i + 1] != tips[i]:

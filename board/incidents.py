@@ -55,6 +55,7 @@ class IncidentConfig:
     dwell_s: float = 0.28      # fingertips resting on a point this long = touching it
     unseen_move_dwell_s: float = 0.5  # a rest before a move the hand was lost for counts from this long
     hover_s: float = 0.5       # a rest shorter than this on a piece left exactly as it was is a hand hovering over it
+    beside_rest_s: float = 1.0  # a rest this long beside the moved piece, then one on the moved piece itself, was on the piece beside
     # a moved disc read this likely empty at its destination is off the point (tuning: discs left
     # between points read 0.42-0.80 empty; an elephant put down 0.19 off read 0.33, tuning 8312)
     between_empty: float = 0.38
@@ -343,7 +344,13 @@ def knocked_face(s: SettleFacts, p: int) -> bool:
     faces, cfg = s.faces, s.cfg
     if faces is None or not faces.change[p] >= cfg.knocked_look:
         return False
-    others = faces.change[faces.steady & (np.arange(90) != p)]
+    # a disc measured well off where it was has a face changed by its own move (put right, or
+    # knocked itself), which says nothing of how much faces change anyway (held-back 8974 of stop
+    # 31, moved to tuning: red's hand knocked the elephant c9, face 0.99, while putting the cannon
+    # h9 right, 0.43 spacings, face 0.97: 'not alone', the knock missed)
+    steady = faces.steady & (np.arange(90) != p)
+    steady &= np.array([not steady[q] or disc_shift(s, q) < cfg.knock for q in range(90)])
+    others = faces.change[steady]
     return not others.size or faces.change[p] >= cfg.handled_standout * float(others.max())
 
 
@@ -616,9 +623,22 @@ def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     picking up b2, its face changed 0.02; held-back 8848, moved to tuning: 'touched f9 or d9'
     while taking the general e9 to e8, faces 0.017 and 0.019). True touches read with so little
     change lay two points or more from the move (tuning 8366, 8374)."""
-    if not touch.points or not s.moves:
+    if not touch.points or not s.moves or picked_up_in_own_rest(s, touch):
         return False
     return all(_beside_move_unchanged(s, q, face_change(s, q)) for q in touch.points)
+
+
+def picked_up_in_own_rest(s: SettleFacts, touch: Touch) -> bool:
+    """The rest beside the moved piece lasted `beside_rest_s` or more, and a later rest of the
+    mover had the fingertips on the moved piece's own point: that later rest picked it up, so the
+    long one before it was not the pick-up read a point off (held-back 8954 of stop 31, moved to
+    tuning: red's fingers on the general e0 for 1.24 s, then on the advisor f0 for 0.56 s, which
+    went to e1; the general's face as it was, and the touch was taken for the pick-up)."""
+    d = touch.dwell
+    if d is None or d.seconds < s.cfg.beside_rest_s or s.mover is None:
+        return False
+    m = s.moves[0]
+    return any(r.point == m.from_sq and r.t_start > d.t_end for r in dwells(s.episode, s.mover, s.cfg.dwell_s))
 
 
 def hovered(s: SettleFacts, touch: Touch) -> bool:
@@ -983,8 +1003,13 @@ class MoverRests:
             # spot, face 0.30; held-back 8886, moved to tuning: red's fingertips read at the empty
             # h2 for 0.7 s while the cannon 0.4 off h1 was set down 0.2 toward h2, and the elephant
             # g3 beside it, its face as it was, 'touched')
+            # A piece the disc lay against under the hand counts too: the hand pushing a disc back
+            # from beside it is read a point off (held-back 8980 of stop 31, moved to tuning: the
+            # cannon 0.55 off h5 toward g5 pushed back with the fingertips read at g4, the soldier
+            # g5 under the hand's edge, its face changed 0.29 as the disc left its crop: 'black
+            # touched g5')
             righting_rest = bool(self.righting.points & set(self.tips_of(d))
-                                 or self.righting.discs & set(self.contacts_of(d)))
+                                 or (self.righting.discs | self.righting.leaned_on) & set(self.contacts_of(d)))
             cands = self.contacts_of(d)
             if any(p in early for p in cands):
                 if any(p in early for p in self.tips_of(d)) or not (any(
@@ -1308,6 +1333,27 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                                                "during": (d.frame_start + d.frame_end) // 2}, also,
                                      face_change(s, c)))
                     break
+        handled_without_rest(s, mem, side)
+
+
+def handled_without_rest(s: SettleFacts, mem: IncidentMemory, side: Side) -> None:
+    """A stretch without a move in which no rest of the side to move was read, but one of its own
+    pieces under its fingers was handled (`handled_piece`: its face turned, standing out from every
+    other): that is a touch too, remembered for the move to come, as handled_before_move judges one
+    in the move's own stretch (held-back 8960 of stop 31, moved to tuning: black's fingers on the
+    advisor f9 for under a second, too quick for a rest, its face changed 0.82; then a stretch
+    later the horse g9 went to i7)."""
+    q = handled_piece(s)
+    if q is None or any(pt.side == side and s.before.frame_index == pt.frames.get("before")
+                        for pt in mem.pending_touches):
+        return
+    if not own_piece(s, mem, side, q):
+        return
+    fingers_s = under_fingers_seconds(s.episode, side, q)
+    if fingers_s < s.cfg.handled_fingers_s or other_hand_longer(s.episode, side, q, fingers_s):
+        return
+    mem.pending_touches.append(PendingTouch(side, q, evidence_frames(s.cfg, s.episode, s.after, q), (),
+                                            face_change(s, q)))
 
 
 def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:

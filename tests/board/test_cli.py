@@ -14,6 +14,7 @@ import pytest
 from runtime.recorder import Recorder, RecordError
 from runtime.sources import FrameSource, SourceError, SourceLost
 from synth import NoiseProfile, observations
+from vision.observation import board_from_fen
 from rules.pgn import read_pgn
 
 from board_helpers import FakeFrame, ObservationReader, fake_frames
@@ -176,3 +177,41 @@ def test_a_weak_lattice_the_reader_replaced_is_journalled_once_with_its_frame(tm
     found = [e for e in lines if e.get("status") == "lattice_anchored"]
     assert len(found) == 1 and found[0]["frame"] == 30 and found[0]["doubted"]
     assert "weakly" in found[0]["detail"]
+
+
+class _AnchorWatcher(ObservationReader):
+    """An ObservationReader with a lock and an anchor that records when it was asked."""
+
+    def __init__(self, obs, unquiet_until: int):
+        from dataclasses import replace
+        super().__init__([replace(o, quiet=False) if o.frame_index < unquiet_until else o for o in obs])
+        self.lock = object()
+        self.asked: list[tuple[int, str]] = []
+        self._frame = -1
+
+    def process(self, frame, t, frame_index):
+        self._frame = frame_index
+        return super().process(frame, t, frame_index)
+
+    def anchor(self, frame, board):
+        self.asked.append((self._frame, board))
+        return None
+
+
+def test_a_lock_that_gives_no_quiet_frame_for_two_seconds_is_checked_against_the_start_once(tmp_path):
+    # a lattice a line off puts points on the floor and between the discs: the hand detector sees
+    # a hand in every frame, and the check a quiet board brings (start_mismatch) never comes
+    s = _game()
+    obs = list(observations(s.frames, NoiseProfile(seed=2)))
+    reader = _AnchorWatcher(obs, unquiet_until=len(obs))
+    Recorder(tmp_path / "o", reader=reader).run(fake_frames(len(obs)))
+    assert [f for f, _ in reader.asked] == [50]          # 2.0 s of source time at 25 fps, then never again
+    assert reader.asked[0][1] == board_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR")
+
+
+def test_a_lock_seen_quiet_in_time_is_not_checked(tmp_path):
+    s = _game()
+    obs = list(observations(s.frames, NoiseProfile(seed=2)))
+    reader = _AnchorWatcher(obs, unquiet_until=40)
+    summary = Recorder(tmp_path / "o", reader=reader).run(fake_frames(len(obs)))
+    assert reader.asked == [] and summary.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]

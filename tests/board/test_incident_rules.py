@@ -501,3 +501,28 @@ def test_a_disc_of_the_side_to_move_half_way_to_a_point_it_may_go_to_is_that_mov
     found = Findings()
     knocked(_facts(black, None, [(["i3", "i4"], 0.4)], after_offsets=off), IncidentMemory(), found)
     assert [(e.kind, e.points) for e in found.events] == [("knocked", [_p("i3")])]
+
+
+def test_a_disc_turned_alone_is_judged_against_the_discs_that_did_not_move_themselves():
+    """Held-back 8974 of stop 31 (moved to tuning): red's hand knocked the elephant c9, measured
+    0.16 spacings off, its face changed 0.99, while it put the cannon h9 right from 0.43 off, its
+    face changed 0.97 with it: c9 'not alone', the knock missed. A disc measured a knock's worth
+    from where it was has its own reason to look different; the discs that stayed say how much
+    faces changed anyway."""
+    pos = Position()
+    pos.push(Move.from_iccs("h2e2"))
+    before = np.zeros((90, 2))
+    before[_p("h9")] = (-0.43, 0.0)
+    after = np.zeros((90, 2))
+    after[_p("c9")] = (0.12, 0.11)
+
+    def knocks(put_right: bool) -> set[int]:
+        f = _facts(pos, "b7b4", [(["c9", "b9", "b8", "h9"], 0.4)], before_offsets=before if put_right else None,
+                   after_offsets=after)
+        f = _with_faces(f, {"c9": 0.99, "h9": 0.97, "d9": 0.05, "e9": 0.05}, ["c9", "h9", "d9", "e9"])
+        found = Findings()
+        knocked(f, IncidentMemory(), found)
+        return found.knocked
+
+    assert _p("c9") in knocks(put_right=True)
+    assert _p("c9") not in knocks(put_right=False)     # h9 turned as much without moving: not alone
