@@ -35,6 +35,7 @@ class Settled:
     observed: np.ndarray | None = None  # (90,) the reader's most likely class per point then
     empty_prob: np.ndarray | None = None  # (90,) the reader's probability that the point is empty
     looks: np.ndarray | None = None       # (90, D) each point's face as last read (vision.looks), if the reader looks
+    lattice: int = 0                      # the reader's lattice the offsets were measured against (Observation.lattice)
 
 
 @dataclass

@@ -1498,8 +1498,17 @@ class IncidentTracker:
         """Incidents of one settled episode. `ex` is None when the settle was not explained."""
         if ep.before.provisional:
             return []
-        facts = SettleFacts(self.cfg, ep, ep.before, after, before_pos, ex.moves if ex is not None else [],
-                            ex is not None, ply, common_drift(ep.before, after, self.cfg.min_discs_for_drift))
+        before = ep.before
+        if before.lattice != after.lattice:
+            # the reader took another lattice since the last settle (a new lock, a better lattice
+            # found, the lock re-seated): every offset is measured against another grid, and the
+            # difference is the grids', not the discs' (held-back 8873 of stop 31, moved to tuning:
+            # the first lock replaced by a clearly better lattice a second in, and the soldier c3
+            # nobody touched 'knocked 0.21 spacings off'). No disc is judged moved by its offset.
+            both = before.visible & after.visible
+            before = replace(before, offsets=np.where(both[:, None], after.offsets, before.offsets))
+        facts = SettleFacts(self.cfg, ep, before, after, before_pos, ex.moves if ex is not None else [],
+                            ex is not None, ply, common_drift(before, after, self.cfg.min_discs_for_drift))
         found = Findings()
         for rule in self.rules:
             rule(facts, self.memory, found)

@@ -110,6 +110,7 @@ class Tracker:
         self.lost_reported = False
         self.just_settled = False       # True right after the frame that settled (recorder pins it)
         self._looks: np.ndarray | None = None   # the latest frame's looks (vision.looks), kept by each settle
+        self._lattice = 0                       # the latest frame's lattice (vision.Observation.lattice), kept likewise
         self._held: HeldBoard | None = None     # the unexplained board last waited on, until a settle
         self.incidents = incident_rules.IncidentTracker(self.cfg.incidents)
         self._settle_cfg = self.cfg.settle()
@@ -151,6 +152,7 @@ class Tracker:
         """Process one Observation (vision.Observation or anything with its fields)."""
         self.just_settled = False
         self._looks = getattr(obs, "looks", None)
+        self._lattice = int(getattr(obs, "lattice", 0))
         events: list[Event] = []
         if obs.pose is None:
             return self._lost(obs, events)
@@ -354,7 +356,7 @@ class Tracker:
             observed = np.where(evidence.visible, observed, self.settled.observed)
         self.settled = Settled(last.t, last.frame_index, classes, offsets, seen, ref_prob,
                                provisional=not informative, covered=~evidence.visible, observed=observed,
-                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks)
+                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks, lattice=self._lattice)
         if in_sync:
             # what the reader gets wrong about the accepted position, point by point:
             # the same reading later is no news (a look-alike the reader keeps seeing)
@@ -560,7 +562,7 @@ class Tracker:
         classes = board_classes(start)
         ref_prob = np.exp(evidence.logp[np.arange(90), classes])
         self.settled = Settled(fr.t, fr.frame_index, classes, reading.offsets, evidence.visible, ref_prob,
-                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks)
+                               empty_prob=np.exp(evidence.logp[:, 0]), looks=self._looks, lattice=self._lattice)
         self.window.reset()
         self.just_settled = True
         events.append(TrackingEvent(fr.t, 0, TrackingStatus.STARTED, "start position read from the board",

@@ -43,6 +43,10 @@ class Observation:
     probs: np.ndarray = field(default_factory=lambda: np.full((NUM_POINTS, len(CLASSES)), 1.0 / len(CLASSES), dtype=np.float32))
     offset: np.ndarray = field(default_factory=lambda: np.zeros((NUM_POINTS, 2), dtype=np.float32))
     """Disc centre minus point position, in point spacings (x along files, y along ranks)."""
+    lattice: int = 0
+    """Which lattice the offsets are measured against: the reader counts every lattice it takes
+    (a new lock, a better lattice found, the lock re-seated on a known position). Offsets measured
+    against two different lattices differ by the lattices' difference, not by the discs moving."""
     looks: np.ndarray | None = None
     """(90, D) each point's face when the reader last read it (vision.looks; zeros where never
     read), or None from a reader that does not look: how the tracker tells a piece a hand

@@ -411,6 +411,7 @@ class BoardReader:
         self._recheck_t: float | None = None    # frame time of the next search while the lock is doubted
         self._recheck_wait = doubt.recheck_s
         self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
+        self.lattices = 0                        # lattices taken so far (Observation.lattice)
         self._slid_t: float | None = None       # frame time of the last slide the lock followed, until checked
         self._audit_t: float | None = None      # frame time of the next audit of the lock
         self._audit_wait = doubt.audit_first_s
@@ -445,6 +446,7 @@ class BoardReader:
         self._audit_t = t + self._audit_wait
         h = found.homography
         self.h = h
+        self.lattices += 1
         self._forget_discs()
         self.confidence = found.support
         self.lock = LockKeeper(h, found.polarity, found.support, found.score)
@@ -632,7 +634,7 @@ class BoardReader:
                 self._lost_frames += 1
                 return Observation(t=t, frame_index=frame_index, pose=None, quiet=False,
                                    occluded=np.ones(NUM_POINTS, bool), probs=self.probs.copy(),
-                                   offset=self.offset.copy())
+                                   offset=self.offset.copy(), lattice=self.lattices)
         assert self.h is not None   # locked (kept or just acquired)
         hs = self.hands.update(frame_bgr, self.h, t)
         self._hidden = hs.hidden
@@ -655,7 +657,7 @@ class BoardReader:
             self.dirty[:] = False
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
                            occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy(),
-                           looks=self.looks)
+                           looks=self.looks, lattice=self.lattices)
 
     def anchor(self, frame_bgr: np.ndarray, board: str,
                config: AnchorConfig = AnchorConfig()) -> AnchorResult | None:
@@ -716,6 +718,7 @@ class BoardReader:
         if gain < config.min_gain_nats:
             return None
         self.h = best.h
+        self.lattices += 1
         if best.share >= config.explained_share:
             self._recheck_t = None    # seated on the known position
         self._forget_discs()

@@ -8,7 +8,7 @@ import numpy as np
 
 from board.episode import Episode, Settled
 from board.events import IncidentEvent
-from board.explain import CLASS_LETTERS, board_classes
+from board.explain import CLASS_LETTERS, Explanation, board_classes
 from board.incidents import (RULES, Findings, IncidentConfig, IncidentMemory, IncidentTracker, LastMove,
                              PendingKnock, PendingTouch, SettleFacts, between_points, common_drift,
                              confirm_faded_knocks, knocked, remember_last_move, retouch, touch_move)
@@ -526,3 +526,24 @@ def test_a_disc_turned_alone_is_judged_against_the_discs_that_did_not_move_thems
 
     assert _p("c9") in knocks(put_right=True)
     assert _p("c9") not in knocks(put_right=False)     # h9 turned as much without moving: not alone
+
+
+def test_offsets_measured_against_another_lattice_than_the_last_settles_judge_no_disc_moved():
+    """Held-back 8873 of stop 31 (moved to tuning): the first lock was replaced by a clearly better
+    lattice a second in, and the soldier c3 nobody touched was 'knocked 0.21 spacings off': its
+    offset had been measured against the old lattice. The reader numbers its lattices
+    (Observation.lattice); across a new one no disc is judged moved by its offset."""
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("a3")] = (0.3, 0.0)
+
+    def kinds(before_lattice: int, after_lattice: int) -> list[str]:
+        f = _facts(pos, "h2e2", [(["a3", "a2"], 0.3)], after_offsets=off)
+        ep = f.episode
+        ep.before = dataclasses.replace(ep.before, lattice=before_lattice)
+        after = dataclasses.replace(f.after, lattice=after_lattice)
+        ex = Explanation([Move.from_iccs("h2e2")], 10.0, 10.0, after.classes, [])
+        return [e.kind for e in IncidentTracker().after_settle(ep, after, ex, pos, 1)]
+
+    assert kinds(1, 1) == ["knocked"]
+    assert kinds(1, 2) == []

@@ -34,8 +34,9 @@ def locked():
 def test_a_right_lattice_is_left_where_it_is(locked):
     reader, frame = locked
     h = reader.h.copy()
+    lattices = reader.lattices
     assert reader.anchor(frame, START) is None
-    assert np.allclose(reader.h, h)
+    assert np.allclose(reader.h, h) and reader.lattices == lattices >= 1
 
 
 @pytest.mark.parametrize("dx,dy", [(0, 1), (0, -1), (1, 0)])
@@ -45,8 +46,11 @@ def test_a_lattice_locked_a_line_off_is_put_back_on_the_known_position(locked, d
     off = right @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
     reader.h = off / off[2, 2]
     reader.lock.h = reader.h.copy()
+    lattices = reader.lattices
     moved = reader.anchor(frame, START)
     assert moved is not None and (moved.shift_x, moved.shift_y) == (-dx, -dy) and not moved.turned
+    # offsets measured from here on are against another lattice (Observation.lattice)
+    assert reader.lattices == lattices + 1 and reader.process(frame, 9.0, 225).lattice == reader.lattices
     assert moved.gain_nats > 40
     corners = lambda h: cv2.perspectiveTransform(np.array([[[0, 0], [8, 0], [8, 9], [0, 9]]], np.float64), h)
     assert np.abs(corners(reader.h) - corners(right)).max() < 0.5
