@@ -170,13 +170,7 @@ def _departure(a: np.ndarray, b: np.ndarray, noise: np.ndarray | None = None) ->
     return _judge(np.abs(a - b), noise)
 
 
-# A departure stands this many noise deviations clear. The deviation is measured where nothing is
-# hidden, mostly the plain board, and a video codec's grain is larger on the printed lines, glyphs
-# and rims than there: at 3.5 a noisy camera's textured cells departed by the grain alone, one or
-# another in nearly every frame once the background had averaged out, and the board was never
-# quiet from the first hand to ply 3 (held-back 8976 of stop 31, noise 5.1: 145 of 183 frames
-# without a hand not quiet; at 4.0, 46). Only cameras whose grain passes the fixed scales feel it.
-NOISE_SIGMAS = 4.0
+NOISE_SIGMAS = 3.5   # a departure stands this many noise deviations clear (pure noise: ~1e-3 of pixels)
 SQRT2 = float(np.sqrt(2.0))
 
 
