@@ -309,13 +309,19 @@ def _attributed(episode: Episode, side: Side) -> list:
 MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
 
 
-def _through_ties(tips: list[int], tied: list[list[int]]) -> list[int]:
-    """The fingertip points with each run of frames read half way between two points (a tie
-    names the first) put back on the point read before and after it, when that point is among
-    every such frame's ties: the hand's region flickered between centred on that point and half
-    way to the next, the fingertips did not move (held-back 8953 of stop 31, moved to tuning:
-    black's fingers on g9 for 0.6 s, read over f9-h9 and f9-g9 in turn, split into rests too
-    short to count, the touch missed). A run that ends elsewhere is the hand moving on."""
+TIE_FLICKER_S = 0.1   # s: a run of frames read half way to the next point no longer than this is a flicker
+
+
+def _through_ties(tips: list[int], tied: list[list[int]], times: list[float]) -> list[int]:
+    """The fingertip points with each short run of frames (`TIE_FLICKER_S`) read half way between
+    two points (a tie names the first) put back on the point read before and after it, when that
+    point is among every such frame's ties: the hand's region flickered between centred on that
+    point and half way to the next, the fingertips did not move (held-back 8953 of stop 31, moved
+    to tuning: black's fingers on g9 for 0.6 s, read over f9-h9 and f9-g9 in turn a frame or two
+    at a time, split into rests too short to count, the touch missed). A run that ends elsewhere is
+    the hand moving on, and a longer one the hand reaching for the next point and back (tuning
+    8338: red's hand a quarter second half way to the chariot a0 it then moved, between rests on
+    b1)."""
     out = list(tips)
     i = 1
     while i < len(out):
@@ -323,7 +329,7 @@ def _through_ties(tips: list[int], tied: list[list[int]]) -> list[int]:
         j = i
         while j < len(out) and out[j] != p and p in tied[j]:
             j += 1
-        if j > i and j < len(out) and out[j] == p:
+        if i < j < len(out) and out[j] == p and times[j] - times[i] <= TIE_FLICKER_S + 1e-9:
             out[i:j] = [p] * (j - i)
         i = max(j, i + 1)
     return out
@@ -340,7 +346,7 @@ def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     if not frames:
         return []
     tied = [fingertips(c, side, ties_only=True) for _, _, c in frames]
-    tips = _through_ties([t[0] for t in tied], tied)
+    tips = _through_ties([t[0] for t in tied], tied, [t for _, t, _ in frames])
     smooth = list(tips)
     for i in range(1, len(tips) - 1):
         if tips[i - 1] == tips[i + 1] != tips[i]:

@@ -844,6 +844,10 @@ def test_a_hand_region_flickering_between_centred_on_a_piece_and_half_way_to_the
     move = [(["i0"], 0.4), (["i0", "i1"], 0.4)]
     touches = _touches(_run(Position(), "i0i1", flicker + move))
     assert len(touches) == 1 and _p("g0") in touches[0] and _p("i0") in touches[0]
+    # a quarter second at a time half way to f0 is the hand going there and back, not a flicker
+    # (tuning 8338): no rest long enough on either point
+    wander = [(["f0", "g0", "h0"], 0.16), (["f0", "g0"], 0.24)] * 2
+    assert _touches(_run(Position(), "i0i1", wander + move)) == []
 
 
 def test_a_long_rest_beside_the_moved_piece_then_a_rest_on_it_is_a_touch_however_still_its_face():
