@@ -1363,6 +1363,10 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
     moved = s.moved_points
     mover = s.mover
     centre = discs_centre(cfg, after)
+    # a disc a move took away or brought is another disc than the one reported there (tuning 8391:
+    # the soldier reported between points near c5, then taken by a cannon left between points
+    # there too: 'reported already')
+    mem.between_reported -= moved
     for p in range(90):
         c = int(after.classes[p])
         if c == EMPTY or not after.visible[p]:

@@ -331,7 +331,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
                   probs: np.ndarray, model_offsets: np.ndarray, classify: Classify | None = None,
                   height: float = DISC_TOP_HEIGHT, radii: tuple[float, float] = (0.3, 0.52),
                   fit_out: list[DiscFit] | None = None, set_radius: float | None = None, fit_all: bool = True,
-                  config: DiscConfig = DEFAULT_DISC, fit_also: np.ndarray | None = None) -> np.ndarray:
+                  config: DiscConfig = DEFAULT_DISC, fit_also: np.ndarray | None = None,
+                  radius_sure: bool = True) -> np.ndarray:
     """The Observation `offset` field for `points` (rows aligned with `points`).
 
     A point read as a piece gets its disc's fitted centre when the disc sits clearly off its
@@ -351,7 +352,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     board lines make); `fit_all=False` skips pieces whose model offset is too small for a
     fit to be taken (the per-frame path: a fit costs ~1 ms a point); `config`: the thresholds;
     `fit_also`: (N,) bool, points fitted even so (DiscMeter: discs whose last fit it compares
-    with).
+    with); `radius_sure`: `set_radius` was learnt from clear rims (DiscMeter), not only from the
+    best of a noisy read's.
     """
     cfg = config
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
@@ -404,7 +406,9 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     # the model said 0.14 and 0.14 empty, the rim 0.42 with 0.93 coverage, its crop 0.00 empty)
     # a rim less covered than a clear one is trusted only at the set's known size (tuning 8391:
     # before the size was learnt, a soldier on its point got a rim 0.48 off at 0.73)
-    faint_coverage = cfg.sure_coverage if set_radius is None else cfg.faint_coverage
+    # (nor at a size learnt from a noisy read's best rims alone: tuning 8391, a soldier 0.14 off c5
+    # got a rim of that size 0.48 off at 0.73, 'left between points')
+    faint_coverage = cfg.faint_coverage if set_radius is not None and radius_sure else cfg.sure_coverage
     faint = (~unsure[k] & ~ek & fit.found & right_size & ~good & (fn >= cfg.faint_offset) & (fn >= mk)
              & (cos >= cfg.agree_cos) & (fit.coverage >= faint_coverage)
              & (mk >= cfg.model_share * cfg.big_offset))
@@ -465,6 +469,7 @@ class DiscMeter:
 
     def __init__(self, min_samples: int = 8, config: DiscConfig = DEFAULT_DISC) -> None:
         self.radius: float | None = None
+        self.radius_sure = False   # the radius was learnt from clear rims, not a noisy read's best ones
         self._samples: list[float] = []
         self.min_samples = min_samples   # confident fits on pieces before the radius is taken as known
         self.config = config
@@ -486,7 +491,7 @@ class DiscMeter:
         known = np.array([p in self._last for p in idx.tolist()], dtype=bool)
         out = point_offsets(image_bgr, homography, idx, prob, model_offsets, classify, height,
                             fit_out=fits, set_radius=self.radius, fit_all=self.radius is None, config=cfg,
-                            fit_also=known)
+                            fit_also=known, radius_sure=self.radius_sure)
         pieces = np.argmax(prob, axis=1)
         row = {int(p): i for i, p in enumerate(idx)}
         fitted: set[int] = set()
@@ -509,6 +514,7 @@ class DiscMeter:
                 self._samples += [float(r) for r in fit.radius[piece & (fit.coverage >= cfg.learn_coverage)]]
                 if len(self._samples) >= self.min_samples:
                     self.radius = float(np.median(self._samples))
+                    self.radius_sure = True
                 else:
                     self._learn_from_best(fit, piece)
         for p in idx.tolist():

@@ -283,9 +283,30 @@ def test_a_moved_disc_put_down_off_its_point_is_between_points_once():
     mem, found = IncidentMemory(), Findings()
     between_points(facts, mem, found)
     assert [(e.kind, e.points, e.side) for e in found.events] == [("between_points", [_p("e2")], Side.RED)]
+    # the settles after it, the disc still where it was put down, report nothing more
+    after = pos.copy()
+    after.push(Move.from_iccs("h2e2"))
     again = Findings()
-    between_points(facts, mem, again)
+    between_points(_facts(after, None, before_offsets=off, after_offsets=off), mem, again)
     assert again.events == []
+
+
+
+def test_a_disc_a_capture_brings_to_a_point_reported_between_points_is_news_when_off_it_too():
+    # tuning 8391: black's soldier reported between points near c5, then red's cannon took it and
+    # was left between points there too: 'reported already', the second one missed
+    pos = Position.from_fen("5k3/4r4/9/9/9/9/9/1C7/9/3K5 w - - 0 1")
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (0.4, 0.0)
+    mem = IncidentMemory()
+    first = Findings()
+    between_points(_facts(pos, "b2e2", after_offsets=off), mem, first)
+    assert [e.points for e in first.events] == [[_p("e2")]]
+    after = pos.copy()
+    after.push(Move.from_iccs("b2e2"))
+    second = Findings()
+    between_points(_facts(after, "e8e2", before_offsets=off, after_offsets=off), mem, second)
+    assert [(e.points, e.side) for e in second.events] == [([_p("e2")], Side.BLACK)]
 
 
 def test_a_disc_already_reported_knocked_is_not_also_between_points():

@@ -388,6 +388,11 @@ def test_a_surely_read_pieces_rim_far_off_its_point_may_be_less_covered_than_a_c
     assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
     unknown_size = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, config=lower)
     assert np.allclose(unknown_size, model)
+    # nor at a size learnt only from a noisy read's best rims (tuning 8391: a soldier 0.14 off its
+    # point got a rim of that size 0.48 off at 0.73, 'left between points')
+    unsure_size = point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, set_radius=r, config=lower,
+                                radius_sure=False)
+    assert np.allclose(unsure_size, model)
     higher = replace(lower, faint_coverage=cov + 0.03)
     assert np.allclose(point_offsets(img, truth.homography, pts, sure, model, lambda *a: sure, set_radius=r,
                                      config=higher), model)
