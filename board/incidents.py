@@ -1333,7 +1333,8 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                                                "during": (d.frame_start + d.frame_end) // 2}, also,
                                      face_change(s, c)))
                     break
-        handled_without_rest(s, mem, side)
+        if local:
+            handled_without_rest(s, mem, side)
 
 
 def handled_without_rest(s: SettleFacts, mem: IncidentMemory, side: Side) -> None:
@@ -1342,7 +1343,9 @@ def handled_without_rest(s: SettleFacts, mem: IncidentMemory, side: Side) -> Non
     other): that is a touch too, remembered for the move to come, as handled_before_move judges one
     in the move's own stretch (held-back 8960 of stop 31, moved to tuning: black's fingers on the
     advisor f9 for under a second, too quick for a rest, its face changed 0.82; then a stretch
-    later the horse g9 went to i7)."""
+    later the horse g9 went to i7). Only a hand that stayed local: an arm sweeping across the
+    board changes a face it passes over too (tuning 8394: red's cannon e6 0.42 under an arm pass,
+    'red touched e6' at the next move)."""
     q = handled_piece(s)
     if q is None or any(pt.side == side and s.before.frame_index == pt.frames.get("before")
                         for pt in mem.pending_touches):

@@ -872,3 +872,11 @@ def test_a_piece_handled_in_a_stretch_without_a_rest_is_a_touch_for_the_move_to_
         ev = _settle(it, Position(), "g0e2", [(["g0"], 0.4), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)],
                      start=40, looks_changed={})
         assert any(_p("f0") in t for t in _touches(ev)) == touched, change
+    # an arm sweeping across the board changes a face it passes over too (tuning 8394): no touch
+    sweep = [(["a0", "b0", "a1"], 0.12), (["e0", "f0", "e1", "f1"], 0.16), (["f0", "f1", "g1"], 0.16),
+             (["h0", "i0", "h1", "i1"], 0.12)]
+    it = IncidentTracker()
+    assert _settle(it, Position(), None, sweep, looks_changed={"f0": 0.8}) == []
+    ev = _settle(it, Position(), "g0e2", [(["g0"], 0.4), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)],
+                 start=40, looks_changed={})
+    assert not any(_p("f0") in t for t in _touches(ev))
