@@ -229,7 +229,7 @@ def _largest_component(covered: np.ndarray) -> np.ndarray:
     return np.array(sorted(best), dtype=np.int64)
 
 
-def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False, ties_only: bool = False):
+def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
     """The point of the hand's region that leads its reach from `side`'s edge.
 
     The leading rank is the one farthest into the board from the player's edge; across
@@ -237,8 +237,7 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False, ties_onl
     leading ranks), not its outermost point: a hand is broad, and "farthest from the
     shoulder" drifts to whichever covered point lies farthest out sideways. With
     `all_ties`: the list of the points the fingertips may be on (equally central
-    leading points, and the leading point at a side edge the hand's region is cut by);
-    `ties_only`: the list of the equally central leading points alone.
+    leading points, and the leading point at a side edge the hand's region is cut by).
     """
     covered = _largest_component(np.asarray(covered))
     x = covered % 9
@@ -258,9 +257,9 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False, ties_onl
             cx = x0 + (float(x.mean()) - x0) * (float(depth.max()) - d0) / (dm - d0)
     cand = covered[lead]
     gap = np.abs(cand % 9 - cx)
-    out = [int(q) for q in cand[gap <= gap.min() + 1e-6]]
     if not all_ties:
-        return out if ties_only else out[0]
+        return int(cand[int(np.argmin(gap))])
+    out = [int(q) for q in cand[gap <= gap.min() + 1e-6]]
     # A hand reaching well into the board along a side edge may lie partly beyond
     # it, where no point records it: the region is cut there and its centre drifts
     # inward, so the leading point at the edge is as likely. A hand only just over
@@ -309,32 +308,6 @@ def _attributed(episode: Episode, side: Side) -> list:
 MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
 
 
-TIE_FLICKER_S = 0.1   # s: a run of frames read half way to the next point no longer than this is a flicker
-
-
-def _through_ties(tips: list[int], tied: list[list[int]], times: list[float]) -> list[int]:
-    """The fingertip points with each short run of frames (`TIE_FLICKER_S`) read half way between
-    two points (a tie names the first) put back on the point read before and after it, when that
-    point is among every such frame's ties: the hand's region flickered between centred on that
-    point and half way to the next, the fingertips did not move (held-back 8953 of stop 31, moved
-    to tuning: black's fingers on g9 for 0.6 s, read over f9-h9 and f9-g9 in turn a frame or two
-    at a time, split into rests too short to count, the touch missed). A run that ends elsewhere is
-    the hand moving on, and a longer one the hand reaching for the next point and back (tuning
-    8338: red's hand a quarter second half way to the chariot a0 it then moved, between rests on
-    b1)."""
-    out = list(tips)
-    i = 1
-    while i < len(out):
-        p = out[i - 1]
-        j = i
-        while j < len(out) and out[j] != p and p in tied[j]:
-            j += 1
-        if i < j < len(out) and out[j] == p and times[j] - times[i] <= TIE_FLICKER_S + 1e-9:
-            out[i:j] = [p] * (j - i)
-        i = max(j, i + 1)
-    return out
-
-
 def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
 
@@ -345,8 +318,7 @@ def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
     frames = _attributed(episode, side)
     if not frames:
         return []
-    tied = [fingertips(c, side, ties_only=True) for _, _, c in frames]
-    tips = _through_ties([t[0] for t in tied], tied, [t for _, t, _ in frames])
+    tips = [fingertips(c, side) for _, _, c in frames]
     smooth = list(tips)
     for i in range(1, len(tips) - 1):
         if tips[i - 1] == tips[i + 1] != tips[i]:

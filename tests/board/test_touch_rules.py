@@ -836,20 +836,6 @@ def test_a_hand_with_a_disc_being_put_right_under_it_touches_a_piece_beside_only
     assert touches((-0.49, 0.0), {}) == moved_d3     # left where it was: no disc put right
 
 
-def test_a_hand_region_flickering_between_centred_on_a_piece_and_half_way_to_the_next_rests_on_the_piece():
-    # held-back 8953 of stop 31 (moved to tuning): black's fingers on the elephant g9 for 0.6 s,
-    # the region read over f9-h9 (centred on g9) and f9-g9 (half way to f9) in turn; split at each
-    # half-way frame into rests too short to count, the touch was missed. Here red on g0.
-    flicker = [(["f0", "g0", "h0"], 0.08), (["f0", "g0"], 0.08)] * 4
-    move = [(["i0"], 0.4), (["i0", "i1"], 0.4)]
-    touches = _touches(_run(Position(), "i0i1", flicker + move))
-    assert len(touches) == 1 and _p("g0") in touches[0] and _p("i0") in touches[0]
-    # a quarter second at a time half way to f0 is the hand going there and back, not a flicker
-    # (tuning 8338): no rest long enough on either point
-    wander = [(["f0", "g0", "h0"], 0.16), (["f0", "g0"], 0.24)] * 2
-    assert _touches(_run(Position(), "i0i1", wander + move)) == []
-
-
 def test_a_long_rest_beside_the_moved_piece_then_a_rest_on_it_is_a_touch_however_still_its_face():
     # held-back 8954 of stop 31 (moved to tuning): red's fingers on the general e0 for 1.24 s, then
     # on the advisor f0 for 0.56 s, which went to e1; the general's face as it was. The pick-up had
