@@ -151,6 +151,7 @@ class IncidentMemory:
 
     last_move: LastMove | None = None
     between_reported: set[int] = field(default_factory=set)
+    between_fresh: set[int] = field(default_factory=set)   # ... of them, reported by the settle chain at this settle
     knocked_reported: set[int] = field(default_factory=set)
     pending_touches: list[PendingTouch] = field(default_factory=list)
     pending_faded: list[PendingKnock] = field(default_factory=list)
@@ -1369,7 +1370,7 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
     # a disc a move took away or brought is another disc than the one reported there (tuning 8391:
     # the soldier reported between points near c5, then taken by a cannon left between points
     # there too: 'reported already')
-    mem.between_reported -= moved
+    mem.between_reported -= moved - mem.between_fresh
     for p in range(90):
         c = int(after.classes[p])
         if c == EMPTY or not after.visible[p]:
@@ -1504,6 +1505,7 @@ class IncidentTracker:
                      ply: int) -> list[Event]:
         """Incidents of one settled episode. `ex` is None when the settle was not explained."""
         if ep.before.provisional:
+            self.memory.between_fresh.clear()
             return []
         before = ep.before
         if before.lattice != after.lattice:
@@ -1520,6 +1522,7 @@ class IncidentTracker:
         for rule in self.rules:
             rule(facts, self.memory, found)
         remember_last_move(facts, self.memory)
+        self.memory.between_fresh.clear()
         return list(found.events)
 
     def forget_last_move(self) -> None:
@@ -1537,6 +1540,7 @@ class IncidentTracker:
         if again is not None:
             self.memory.between_reported.discard(inc.points[0])
             self.memory.between_reported.add(again.points[0])
+            self.memory.between_fresh.add(again.points[0])
         return again
 
     def flush(self) -> list[Event]:
@@ -1561,6 +1565,7 @@ class IncidentTracker:
         """A moved piece the tracker recorded from a disc seen off the points (or from the
         mover's rest, when the disc reads on no point): between points, reported once."""
         self.memory.between_reported.add(p)
+        self.memory.between_fresh.add(p)
         off = float(np.abs(offset).max())
         how = (f"the disc is seen {off:.2f} spacings off the point" if off >= self.cfg.between * 0.5
                else "the reader cannot see it on any point")

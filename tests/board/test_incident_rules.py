@@ -568,3 +568,17 @@ def test_offsets_measured_against_another_lattice_than_the_last_settles_judge_no
 
     assert kinds(1, 1) == ["knocked"]
     assert kinds(1, 2) == []
+
+
+def test_a_disc_the_settle_chain_reported_put_down_between_points_is_not_reported_again_by_the_rule():
+    # the settle chain reports a piece put down off the points before the rules run; the rule that
+    # forgets reports on points a move reached must not forget that one (tuning 8318: reported twice)
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (0.45, 0.0)
+    f = _facts(pos, "h2e2", [(["h2", "e2"], 0.3)], after_offsets=off)
+    it = IncidentTracker()
+    first = it.put_down_between(f.after.t, 1, "C", _p("e2"), off[_p("e2")], {"before": 0})
+    ex = Explanation([Move.from_iccs("h2e2")], 10.0, 10.0, f.after.classes, [])
+    rest = it.after_settle(f.episode, f.after, ex, pos, 1)
+    assert first.kind == "between_points" and [e.kind for e in rest] == []
