@@ -694,12 +694,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 35.5, "azimuth_deg": 290.0, "fov_deg": 69.0, "distortion": -0.06, "blur": 1.8, "noise": 3.2, "bump": True}),
     BenchClip(8980, "mat", 8, (("knocked", 2), ("between_points", 4), ("arm_pass", 8)),
               {"tilt_deg": 43.5, "azimuth_deg": 115.0, "fov_deg": 72.0, "distortion": -0.08, "bump": False}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 32 by bench/draw_clips.py --seed 2026120332 --first 8981 --count 30 --planted 2, written
-    # and committed before they were first rendered or run (8999 passed over: its game is mated at ply 6)
+    # held back at stop 32 (8981-9011 less 8999), scored once there and moved here at stop 33 to be
+    # looked into; thirty fresh clips (bench/draw_clips.py --seed 2026120333 --first 9012 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(8981, "wood", 8, (("between_points", 4), ("arm_pass", 5), ("retouch", 8)),
               {"tilt_deg": 33.5, "azimuth_deg": 50.0, "fov_deg": 61.0, "noise": 4.4, "bump": False}),
     BenchClip(8982, "cloth", 8, (("arm_pass", 1), ("knocked", 2), ("between_points", 3)),
@@ -760,6 +757,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 26.0, "azimuth_deg": 230.0, "fov_deg": 73.5, "distortion": 0.03, "blur": 0.8, "bump": False}),
     BenchClip(9011, "wood", 8, (("arm_pass", 2), ("touch_move_other", 5), ("retouch", 6)),
               {"tilt_deg": 13.0, "azimuth_deg": 95.0, "fov_deg": 64.0, "noise": 1.9, "glare": True, "shadows": True, "bump": False}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 33 by bench/draw_clips.py --seed 2026120333 --first 9012 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9012, "wood", 8, (("between_points", 2), ("arm_pass", 5), ("retouch", 8)),
+              {"tilt_deg": 5.5, "azimuth_deg": 115.0, "fov_deg": 72.0, "bump": True}),
+    BenchClip(9013, "cloth", 8, (("retouch", 3), ("arm_pass", 5), ("knocked", 6)),
+              {"tilt_deg": 39.0, "azimuth_deg": 280.0, "fov_deg": 54.5, "glare": True, "bump": False}),
+    BenchClip(9014, "paper", 8, (("retouch", 3), ("touch_move_other", 4), ("arm_pass", 7)),
+              {"tilt_deg": 15.5, "azimuth_deg": 110.0, "fov_deg": 72.0, "shadows": True, "bump": True}),
+    BenchClip(9015, "plastic", 8, (("arm_pass", 3), ("touch_move_other", 6), ("retouch", 7)),
+              {"tilt_deg": 13.0, "azimuth_deg": 80.0, "fov_deg": 53.0, "distortion": -0.03, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9016, "mat", 8, (("retouch", 4), ("knocked", 6), ("arm_pass", 7)),
+              {"tilt_deg": 3.0, "azimuth_deg": 105.0, "fov_deg": 52.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9017, "wood", 8, (("retouch", 4), ("knocked", 5), ("arm_pass", 7)),
+              {"tilt_deg": 31.5, "azimuth_deg": 65.0, "fov_deg": 46.0, "distortion": -0.11, "blur": 1.1, "noise": 2.8, "bump": True}),
+    BenchClip(9018, "cloth", 8, (("retouch", 1), ("touch_move_other", 2), ("arm_pass", 5)),
+              {"tilt_deg": 38.5, "azimuth_deg": 325.0, "fov_deg": 64.0, "distortion": -0.05, "blur": 0.6, "noise": 2.1, "shadows": True, "bump": True}),
+    BenchClip(9019, "paper", 8, (("arm_pass", 4), ("knocked", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 27.5, "azimuth_deg": 175.0, "fov_deg": 62.0, "blur": 1.5, "bump": True}),
+    BenchClip(9020, "plastic", 8, (("retouch", 1), ("arm_pass", 4), ("between_points", 7)),
+              {"tilt_deg": 13.5, "azimuth_deg": 220.0, "fov_deg": 49.5, "glare": True, "bump": True}),
+    BenchClip(9021, "mat", 8, (("knocked", 3), ("arm_pass", 4), ("retouch", 6)),
+              {"tilt_deg": 24.0, "azimuth_deg": 150.0, "fov_deg": 78.0, "blur": 1.7, "bump": True}),
+    BenchClip(9022, "wood", 8, (("retouch", 4), ("arm_pass", 5), ("between_points", 6)),
+              {"tilt_deg": 16.5, "azimuth_deg": 35.0, "fov_deg": 77.0, "blur": 1.8, "bump": True}),
+    BenchClip(9023, "cloth", 8, (("retouch", 3), ("knocked", 5), ("arm_pass", 7)),
+              {"tilt_deg": 4.5, "azimuth_deg": 90.0, "fov_deg": 62.5, "blur": 1.9, "bump": False}),
+    BenchClip(9024, "paper", 8, (("knocked", 1), ("arm_pass", 3), ("retouch", 4)),
+              {"tilt_deg": 31.0, "azimuth_deg": 85.0, "fov_deg": 69.5, "distortion": -0.03, "glare": True, "bump": True}),
+    BenchClip(9025, "plastic", 8, (("arm_pass", 1), ("knocked", 3), ("between_points", 4)),
+              {"tilt_deg": 8.0, "azimuth_deg": 215.0, "fov_deg": 58.5, "shadows": True, "bump": False}),
+    BenchClip(9026, "mat", 8, (("retouch", 2), ("knocked", 4), ("arm_pass", 7)),
+              {"tilt_deg": 7.0, "azimuth_deg": 5.0, "fov_deg": 48.5, "glare": True, "bump": True}),
+    BenchClip(9027, "wood", 8, (("touch_move_other", 3), ("between_points", 4), ("arm_pass", 7)),
+              {"tilt_deg": 8.0, "azimuth_deg": 140.0, "fov_deg": 78.0, "distortion": -0.07, "bump": True}),
+    BenchClip(9028, "cloth", 8, (("between_points", 2), ("touch_move_other", 6), ("arm_pass", 8)),
+              {"tilt_deg": 14.0, "azimuth_deg": 50.0, "fov_deg": 51.5, "glare": True, "bump": True}),
+    BenchClip(9029, "paper", 8, (("retouch", 2), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 17.0, "azimuth_deg": 25.0, "fov_deg": 59.5, "distortion": 0.04, "glare": True, "bump": False}),
+    BenchClip(9030, "plastic", 8, (("retouch", 1), ("touch_move_other", 3), ("arm_pass", 4)),
+              {"tilt_deg": 23.0, "azimuth_deg": 290.0, "fov_deg": 75.0, "blur": 1.5, "shadows": True, "bump": True}),
+    BenchClip(9031, "mat", 8, (("touch_move_other", 2), ("arm_pass", 5), ("between_points", 6)),
+              {"tilt_deg": 6.0, "azimuth_deg": 235.0, "fov_deg": 60.5, "distortion": -0.05, "glare": True, "bump": True}),
+    BenchClip(9032, "wood", 8, (("touch_move_other", 3), ("arm_pass", 6), ("between_points", 7)),
+              {"tilt_deg": 30.5, "azimuth_deg": 260.0, "fov_deg": 57.0, "distortion": -0.08, "bump": True}),
+    BenchClip(9033, "cloth", 8, (("between_points", 2), ("arm_pass", 3), ("retouch", 5)),
+              {"tilt_deg": 9.0, "azimuth_deg": 85.0, "fov_deg": 67.0, "noise": 6.5, "bump": True}),
+    BenchClip(9034, "paper", 8, (("retouch", 2), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 280.0, "fov_deg": 69.0, "blur": 1.3, "noise": 3.5, "bump": False}),
+    BenchClip(9035, "plastic", 8, (("arm_pass", 2), ("touch_move_other", 3), ("between_points", 8)),
+              {"tilt_deg": 23.5, "azimuth_deg": 350.0, "fov_deg": 63.0, "noise": 3.5, "glare": True, "bump": True}),
+    BenchClip(9036, "mat", 8, (("touch_move_other", 1), ("arm_pass", 4), ("retouch", 7)),
+              {"tilt_deg": 32.5, "azimuth_deg": 225.0, "fov_deg": 54.5, "bump": True}),
+    BenchClip(9037, "wood", 8, (("knocked", 2), ("between_points", 3), ("arm_pass", 7)),
+              {"tilt_deg": 18.5, "azimuth_deg": 125.0, "fov_deg": 53.5, "distortion": 0.02, "noise": 2.7, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9038, "cloth", 8, (("touch_move_other", 3), ("arm_pass", 4), ("between_points", 7)),
+              {"tilt_deg": 36.0, "azimuth_deg": 0.0, "fov_deg": 66.0, "noise": 2.5, "shadows": True, "bump": True}),
+    BenchClip(9039, "paper", 8, (("between_points", 1), ("knocked", 3), ("arm_pass", 5)),
+              {"tilt_deg": 12.5, "azimuth_deg": 330.0, "fov_deg": 61.5, "distortion": -0.02, "blur": 1.8, "noise": 3.1, "bump": True}),
+    BenchClip(9040, "plastic", 8, (("arm_pass", 4), ("touch_move_other", 6), ("knocked", 7)),
+              {"tilt_deg": 10.0, "azimuth_deg": 75.0, "fov_deg": 55.5, "glare": True, "bump": True}),
+    BenchClip(9041, "mat", 8, (("touch_move_other", 1), ("between_points", 3), ("arm_pass", 5)),
+              {"tilt_deg": 7.5, "azimuth_deg": 30.0, "fov_deg": 69.0, "distortion": 0.04, "glare": True, "shadows": True, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
