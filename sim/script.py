@@ -93,6 +93,19 @@ class Choreographer:
         rot = (rot + 180) % 360 - 180
         return Placed(piece, float(dx), float(dy), float(rot))
 
+    def _room_toward(self, sq: int, direction: float) -> float:
+        """The direction a disc left between points can lie in: toward a free neighbour or the board's
+        edge. Two discs (radius ~0.4 spacings each) cannot overlap, so a disc 0.42-0.5 off its point
+        toward an occupied one is a scene no board shows (stop-32 draw: 8989 and 8997, a chariot and a
+        cannon rendered half inside a neighbour). The drawn direction is kept where there is room; else
+        the next quarter turn that has it (no draw is spent, so the rest of the clip is unchanged)."""
+        for quarter in range(4):
+            ang = direction + quarter * np.pi / 2
+            fx, fy = sq % 9 + round(math.cos(ang)), sq // 9 + round(math.sin(ang))
+            if not (0 <= fx < 9 and 0 <= fy < 10) or fy * 9 + fx not in self.points:
+                return ang
+        return direction   # hemmed in on all four sides: no room anywhere, the disc is left as drawn
+
     def _snap(self) -> None:
         self.tl.snaps.append(Snapshot(points=dict(self.points), aside=tuple(self.aside)))
 
@@ -275,8 +288,9 @@ class Choreographer:
         # set the piece down
         inc_kinds = plan.get("kinds", ())
         if "between_points" in inc_kinds:
-            placed = self._placed(piece.piece, big=float(rng.uniform(0.42, 0.5)),
-                                  direction=float(rng.choice([0, 0.5, 1, 1.5]) * np.pi + rng.normal(0, 0.15)))
+            big = float(rng.uniform(0.42, 0.5))
+            direction = float(rng.choice([0, 0.5, 1, 1.5]) * np.pi + rng.normal(0, 0.15))
+            placed = self._placed(piece.piece, big=big, direction=self._room_toward(to, direction))
         else:
             placed = self._placed(piece.piece)
         self.points[to] = placed
