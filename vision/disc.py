@@ -75,8 +75,7 @@ class DiscConfig(CheckedSettings):
     radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 the demo clip reported an untouched soldier knocked 0.22)
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
     near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (tuning 8359, 8375: discs left between points fitted 11-13 % off)
-    confirm_empty_max: float = 0.35  # a crop centred on that disc confirms a piece when its empty probability is below this
-    sure_confirm_empty_max: float = 0.05  # ... and surely below this for a rim off the set's size (tuning 8348, 8352: wrong circles read 0.26-0.4; 8359 and 8375's discs 0.00)
+    confirm_empty_max: float = 0.05  # a crop centred on that disc confirms a piece when its empty probability is below this (tuning 8348, 8352: wrong circles read 0.26-0.4; 8359 and 8375's discs 0.00. Over 40 tuning clips of stop 33 every disc left beside an empty point read at most 0.032 on 69 reads, while 297 rims the lattice lines or the river's characters make read up to 0.35, 119 of them below 0.05: tuning 9000, a blank square between c2 and d2 framed by lines read 0.20 and took the move of a cannon left between b7 and b8)
     off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: the crop on its rim must read it surely (above)
     faint_offset: float = 0.35       # a rim this far off its point is a disc clearly off it, however short the model's offset, when the crop on it reads the piece surely (tuning 8823: rim 0.42, model 0.14; a corner disc's rim is measured 0.2-0.25 off on its point, tuning 8401)
     faint_coverage: float = 0.7      # ... its rim as covered as this (a disc put down between points shows part of its rim against the lattice lines: tuning 8898, an advisor 0.45 off, rim 0.47 at 0.73, its crop 0.00 empty)
@@ -427,10 +426,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     if ask.any() and classify is not None:
         sub = np.flatnonzero(ask)
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
-        # only a right-size rim beside an empty point passes on the plain confirmation
-        bar = np.where(near[sub] & right_size[sub] & ~near_faint[sub], cfg.confirm_empty_max,
-                       cfg.sure_confirm_empty_max)
-        seen = p[:, 0] < bar
+        seen = p[:, 0] < cfg.confirm_empty_max
         # a piece read surely on its point is confirmed by its own class on the rim's crop (a rim
         # the board lines or a neighbour make reads some other piece there, tuning 8401; an unsure
         # point's crop holds part of the disc and names no piece to compare with)

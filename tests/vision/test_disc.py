@@ -147,8 +147,9 @@ def test_a_disc_beside_an_empty_point_is_reported_though_its_rim_fits_a_little_o
     unsure[:, 0], unsure[:, 12] = 0.25, 0.75
     assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure,
                                 set_radius=r / 1.15) == 0.0)
-    right = point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r)
-    assert np.linalg.norm(right[0] - truth.offsets[a8]) <= 0.1
+    # nor at the set's very size: a blank square the lattice lines frame reads 0.2-0.35 empty
+    # (tuning 9000), a disc centred in the crop at most 0.03
+    assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r) == 0.0)
 
 
 def _reading(probs: dict[int, float]) -> np.ndarray:
@@ -353,11 +354,10 @@ def test_a_faint_rim_beside_an_empty_point_is_a_disc_only_where_its_crop_reads_a
     seen = point_offsets(img, truth.homography, pts, empty, model, lambda *a: sure, set_radius=r, config=faint)
     assert np.linalg.norm(seen[0] - truth.offsets[a8]) <= 0.1
     unsure = sure.copy()
-    unsure[:, 0], unsure[:, 12] = 0.2, 0.8       # passes for a found rim (below 0.35), not for a faint one
-    assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r,
-                                config=faint) == 0.0)
-    found = point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r)
-    assert np.linalg.norm(found[0] - truth.offsets[a8]) <= 0.1
+    unsure[:, 0], unsure[:, 12] = 0.2, 0.8       # passes neither for a faint rim nor for a found one
+    for config in (faint, DEFAULT_DISC):
+        assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: unsure, set_radius=r,
+                                    config=config) == 0.0)
     fainter = replace(faint, faint_near_coverage=cov + 0.01)
     assert np.all(point_offsets(img, truth.homography, pts, empty, model, lambda *a: sure, set_radius=r,
                                 config=fainter) == 0.0)
