@@ -70,6 +70,7 @@ class IncidentConfig:
                                # a disc measured 0.19, then 0.33 off is the same knocked disc, not a new one
     between: float = 0.3       # settled offset magnitude that means "between points"
     between_release: float = 0.7   # a reported between-points disc is news again once below this share of `between`
+    halfway: float = 0.4       # a disc this far off its point along a file or rank lies about as near the next point that way: the report names both (tuning 8989: a chariot put down 0.48 off f1 toward g1, recorded on g1 and reported 'near g1' alone)
     min_discs_for_drift: int = 6   # discs needed to tell a camera drift from pieces moving
     clear_read: float = 0.5    # a disc read as its piece at least this surely: its offset can be trusted
     disc_reach: float = 0.6    # a disc seen off the points was put down for a legal destination this near it (spacings) ...
@@ -399,6 +400,28 @@ def disc_place(p: int, offset: np.ndarray) -> np.ndarray:
     """Where the disc seen from point p at `offset` lies, in lattice coordinates (file, rank), so
     that sightings from different points can be compared."""
     return np.array([p % 9 + offset[0], p // 9 + offset[1]], dtype=np.float64)
+
+
+def points_between(cfg: IncidentConfig, p: int, offset: np.ndarray) -> list[int]:
+    """p, and each point beside it that a disc `offset` off p lies about as near to (`halfway`).
+
+    Why: a disc put down half way between two points is on neither; which of the two the record
+    takes is a guess the arbiter should see, so a between-points report names both."""
+    out = [p]
+    for axis in (0, 1):
+        if abs(float(offset[axis])) >= cfg.halfway:
+            step = 1 if offset[axis] > 0 else -1
+            f, r = p % 9 + step * (axis == 0), p // 9 + step * (axis == 1)
+            if 0 <= f < 9 and 0 <= r < 10:
+                out.append(r * 9 + f)
+    return out
+
+
+def between_text(points: list[int]) -> str:
+    """'near e2', or 'between e2 and f2' for a disc half way between two points."""
+    if len(points) == 1:
+        return f"near {point_name(points[0])}"
+    return "between " + " and ".join(point_name(q) for q in points)
 
 
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:
@@ -1412,9 +1435,10 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
             mem.between_reported.add(p)   # a knocked disc off its point is that knock, reported as such
             continue
         mem.between_reported.add(p)
-        found.events.append(IncidentEvent(s.t, s.ply, "between_points", mover or side_of_class(c), [p],
-                                          f"{piece_label(CLASS_LETTERS[c])} left between points near "
-                                          f"{point_name(p)} (offset {mag:.2f} spacings)",
+        near = points_between(cfg, p, after.offsets[p] - centre)
+        found.events.append(IncidentEvent(s.t, s.ply, "between_points", mover or side_of_class(c), near,
+                                          f"{piece_label(CLASS_LETTERS[c])} left between points "
+                                          f"{between_text(near)} (offset {mag:.2f} spacings)",
                                           frames=evidence_frames(cfg, s.episode, after, p),
                                           extra={"offset": round(mag, 3)}))
 
@@ -1569,8 +1593,9 @@ class IncidentTracker:
         off = float(np.abs(offset).max())
         how = (f"the disc is seen {off:.2f} spacings off the point" if off >= self.cfg.between * 0.5
                else "the reader cannot see it on any point")
-        return IncidentEvent(t, ply, "between_points", Side.BLACK if piece.islower() else Side.RED, [p],
-                             f"{piece_label(piece)} put down off the points near {point_name(p)} ({how})",
+        near = points_between(self.cfg, p, offset)
+        return IncidentEvent(t, ply, "between_points", Side.BLACK if piece.islower() else Side.RED, near,
+                             f"{piece_label(piece)} put down off the points {between_text(near)} ({how})",
                              frames=frames, extra={"offset": [round(float(v), 3) for v in offset]})
 
     def illegal_move(self, t: float, ply: int, side: Side, phys: PhysicalMove, reason: str,

@@ -278,7 +278,7 @@ def test_a_remembered_rest_of_the_other_side_is_no_touch_for_this_move():
 def test_a_moved_disc_put_down_off_its_point_is_between_points_once():
     pos = Position()
     off = np.zeros((90, 2))
-    off[_p("e2")] = (0.4, 0.0)
+    off[_p("e2")] = (0.35, 0.0)
     facts = _facts(pos, "h2e2", after_offsets=off)
     mem, found = IncidentMemory(), Findings()
     between_points(facts, mem, found)
@@ -292,12 +292,31 @@ def test_a_moved_disc_put_down_off_its_point_is_between_points_once():
 
 
 
+def test_a_disc_put_down_half_way_between_two_points_is_reported_between_both():
+    """Tuning 8989: a chariot put down 0.48 off f1 toward g1 lies on neither point; the record has to
+    take one, and the report names both for the arbiter (a disc as far off toward the board's edge
+    has no second point to name)."""
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (0.46, -0.05)
+    found = Findings()
+    between_points(_facts(pos, "h2e2", after_offsets=off), IncidentMemory(), found)
+    (event,) = found.events
+    assert event.points == [_p("e2"), _p("f2")] and "between e2 and f2" in event.detail
+    edge = Position.from_fen("3k5/9/9/9/9/9/9/7C1/9/4K4 w - - 0 1")
+    off = np.zeros((90, 2))
+    off[_p("i2")] = (0.46, 0.0)
+    found = Findings()
+    between_points(_facts(edge, "h2i2", after_offsets=off), IncidentMemory(), found)
+    assert [e.points for e in found.events] == [[_p("i2")]]
+
+
 def test_a_disc_a_capture_brings_to_a_point_reported_between_points_is_news_when_off_it_too():
     # tuning 8391: black's soldier reported between points near c5, then red's cannon took it and
     # was left between points there too: 'reported already', the second one missed
     pos = Position.from_fen("5k3/4r4/9/9/9/9/9/1C7/9/3K5 w - - 0 1")
     off = np.zeros((90, 2))
-    off[_p("e2")] = (0.4, 0.0)
+    off[_p("e2")] = (0.35, 0.0)
     mem = IncidentMemory()
     first = Findings()
     between_points(_facts(pos, "b2e2", after_offsets=off), mem, first)

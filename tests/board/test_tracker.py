@@ -246,7 +246,8 @@ def test_a_piece_put_down_between_points_is_recorded_at_once_from_the_disc_seen_
     rook = next(e for e in events if e.type == "move" and e.iccs == "a0a1")
     assert rook.t - rook.t_hand_left <= 0.3, "the move must not wait for the disc to be put right"
     between = [e for e in incidents_of(events) if e.kind == "between_points"]
-    assert [(e.ply, e.points) for e in between] == [(3, [9])]
+    # 0.45 off a1 toward a2: half way, so the report names both points
+    assert [(e.ply, e.points) for e in between] == [(3, [9, 18])]
     assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
 
 
@@ -293,7 +294,8 @@ def test_a_disc_off_the_points_beats_a_destination_that_only_reads_unsure():
     events = _rook_left_between(13, unsure_a2=True)
     assert moves_of(events) == ["h2e2", "h9g7", "a0a1", "b9c7"]
     between = [e for e in incidents_of(events) if e.kind == "between_points"]
-    assert [(e.ply, e.points) for e in between] == [(3, [9])]
+    # 0.45 off a1 toward a2: half way, so the report names both points
+    assert [(e.ply, e.points) for e in between] == [(3, [9, 18])]
 
 
 def _glare_game():
