@@ -21,7 +21,7 @@ from .episode import Episode, _attributed, dwells
 from .events import Event, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
                       board_classes, explain)
-from .incidents import IncidentConfig, IncidentTracker, disc_place, king_steps
+from .incidents import IncidentConfig, IncidentTracker, disc_place, king_steps, look_change
 from .sync import SettleKind
 from .window import Frame, SettleReading
 
@@ -76,6 +76,7 @@ class SettleContext:
     cfg: SettleConfig
     incidents: IncidentTracker
     held: HeldBoard | None = None      # the unexplained board waited on before this settle, if any
+    looks: np.ndarray | None = None    # (90, D) each point's face as the reader last read it (vision.looks), if it looks
 
     @property
     def evidence(self) -> Evidence:
@@ -283,7 +284,22 @@ def capture_unseen(ctx: SettleContext, move: Move) -> bool:
     before = ctx.episode.before.observed
     if ctx.position.piece_at(move.to_sq) is None or before is None:
         return False
-    return int(ctx.evidence.observed()[move.to_sq]) == int(before[move.to_sq])
+    if int(ctx.evidence.observed()[move.to_sq]) != int(before[move.to_sq]):
+        return False
+    # a face unlike the one read there before is another disc, whatever class the model names
+    # (tuning 8394: a paper set's black soldier read as a red cannon, then the red cannon that took
+    # it: 'unseen', and a rim the lattice lines made off c2 took the move)
+    return not face_replaced(ctx, move.to_sq)
+
+
+def face_replaced(ctx: SettleContext, p: int) -> bool:
+    """The face read on p now (vision.looks) is unlike the one read there at the last settle, as
+    unlike as a knocked disc's (`knocked_look`): another disc lies there."""
+    was = ctx.episode.before.looks
+    if ctx.looks is None or was is None or was.shape != ctx.looks.shape:
+        return False
+    change = float(look_change(was[p:p + 1], ctx.looks[p:p + 1])[0])
+    return bool(change >= ctx.cfg.incidents.knocked_look)
 
 
 def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:

@@ -303,7 +303,7 @@ class Tracker:
         unconfirmed = self.settled is None or (self.settled.provisional and not self.moves)
         ctx = SettleContext(kind, self.record.position, self.ply, self.ply - self.locked_plies,
                             unconfirmed and self.ply == 0, reading, ex, episode, self._prev_episode, last,
-                            self._settle_cfg, self.incidents, held)
+                            self._settle_cfg, self.incidents, held, self._looks)
         outcome = explain_settle(ctx)
         events = self._apply(outcome, reading, last, episode)
         self._new_reference(reading, last)
