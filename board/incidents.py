@@ -419,9 +419,10 @@ def points_between(cfg: IncidentConfig, p: int, offset: np.ndarray) -> list[int]
 
 def between_text(points: list[int]) -> str:
     """'near e2', or 'between e2 and f2' for a disc half way between two points."""
-    if len(points) == 1:
-        return f"near {point_name(points[0])}"
-    return "between " + " and ".join(point_name(q) for q in points)
+    names = [point_name(q) for q in points]
+    if len(names) == 1:
+        return f"near {names[0]}"
+    return "between " + ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def was_between(cfg: IncidentConfig, before: Settled, p: int) -> bool:

@@ -309,6 +309,13 @@ def test_a_disc_put_down_half_way_between_two_points_is_reported_between_both():
     found = Findings()
     between_points(_facts(edge, "h2i2", after_offsets=off), IncidentMemory(), found)
     assert [e.points for e in found.events] == [[_p("i2")]]
+    # half way along both a file and a rank: the two points beside it that way are named too
+    off = np.zeros((90, 2))
+    off[_p("e2")] = (-0.45, -0.42)
+    found = Findings()
+    between_points(_facts(pos, "h2e2", after_offsets=off), IncidentMemory(), found)
+    (event,) = found.events
+    assert event.points == [_p("e2"), _p("d2"), _p("e1")] and "between e2, d2 and e1" in event.detail
 
 
 def test_a_disc_a_capture_brings_to_a_point_reported_between_points_is_news_when_off_it_too():
