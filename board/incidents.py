@@ -330,14 +330,18 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     return None
 
 
-def face_change(s: SettleFacts, p: int) -> float:
-    """How much the face (vision.looks) of the disc on p changed between the settles; NaN where
-    it was not read again at this settle (or the reader does not look)."""
-    before, after = s.before, s.after
-    if before.looks is None or after.looks is None or before.looks.shape != after.looks.shape:
+def point_face_change(before: np.ndarray | None, after: np.ndarray | None, p: int) -> float:
+    """How much the face (vision.looks) on p changed from the looks `before` to the looks `after`;
+    NaN where it was not read again (the same look, to the bit) or either side does not look."""
+    if before is None or after is None or before.shape != after.shape:
         return float("nan")
-    change = float(look_change(before.looks[p:p + 1], after.looks[p:p + 1])[0])
+    change = float(look_change(before[p:p + 1], after[p:p + 1])[0])
     return change if change > 1e-4 else float("nan")
+
+
+def face_change(s: SettleFacts, p: int) -> float:
+    """How much the face of the disc on p changed between the settles (point_face_change)."""
+    return point_face_change(s.before.looks, s.after.looks, p)
 
 
 def knocked_face(s: SettleFacts, p: int) -> bool:

@@ -21,7 +21,7 @@ from .episode import Episode, _attributed, dwells
 from .events import Event, TrackingEvent, TrackingStatus, point_name
 from .explain import (CLASS_LETTERS, Evidence, ExplainConfig, Explanation, PhysicalMove, apply_move,
                       board_classes, explain)
-from .incidents import IncidentConfig, IncidentTracker, disc_place, king_steps, look_change
+from .incidents import IncidentConfig, IncidentTracker, disc_place, king_steps, point_face_change
 from .sync import SettleKind
 from .window import Frame, SettleReading
 
@@ -295,11 +295,7 @@ def capture_unseen(ctx: SettleContext, move: Move) -> bool:
 def face_replaced(ctx: SettleContext, p: int) -> bool:
     """The face read on p now (vision.looks) is unlike the one read there at the last settle, as
     unlike as a knocked disc's (`knocked_look`): another disc lies there."""
-    was = ctx.episode.before.looks
-    if ctx.looks is None or was is None or was.shape != ctx.looks.shape:
-        return False
-    change = float(look_change(was[p:p + 1], ctx.looks[p:p + 1])[0])
-    return bool(change >= ctx.cfg.incidents.knocked_look)
+    return point_face_change(ctx.episode.before.looks, ctx.looks, p) >= ctx.cfg.incidents.knocked_look
 
 
 def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
