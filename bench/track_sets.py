@@ -757,12 +757,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 26.0, "azimuth_deg": 230.0, "fov_deg": 73.5, "distortion": 0.03, "blur": 0.8, "bump": False}),
     BenchClip(9011, "wood", 8, (("arm_pass", 2), ("touch_move_other", 5), ("retouch", 6)),
               {"tilt_deg": 13.0, "azimuth_deg": 95.0, "fov_deg": 64.0, "noise": 1.9, "glare": True, "shadows": True, "bump": False}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 33 by bench/draw_clips.py --seed 2026120333 --first 9012 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 33 (9012-9041), scored once there and moved here at stop 34 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120334 --first 9042 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9012, "wood", 8, (("between_points", 2), ("arm_pass", 5), ("retouch", 8)),
               {"tilt_deg": 5.5, "azimuth_deg": 115.0, "fov_deg": 72.0, "bump": True}),
     BenchClip(9013, "cloth", 8, (("retouch", 3), ("arm_pass", 5), ("knocked", 6)),
@@ -823,6 +820,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 10.0, "azimuth_deg": 75.0, "fov_deg": 55.5, "glare": True, "bump": True}),
     BenchClip(9041, "mat", 8, (("touch_move_other", 1), ("between_points", 3), ("arm_pass", 5)),
               {"tilt_deg": 7.5, "azimuth_deg": 30.0, "fov_deg": 69.0, "distortion": 0.04, "glare": True, "shadows": True, "bump": True}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 34 by bench/draw_clips.py --seed 2026120334 --first 9042 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9042, "wood", 8, (("arm_pass", 2), ("between_points", 3), ("retouch", 6)),
+              {"tilt_deg": 37.0, "azimuth_deg": 80.0, "fov_deg": 78.0, "distortion": 0.02, "noise": 6.0, "glare": True, "bump": True}),
+    BenchClip(9043, "cloth", 8, (("between_points", 2), ("knocked", 4), ("arm_pass", 8)),
+              {"tilt_deg": 17.0, "azimuth_deg": 125.0, "fov_deg": 56.0, "blur": 2.0, "glare": True, "bump": False}),
+    BenchClip(9044, "paper", 8, (("touch_move_other", 1), ("arm_pass", 5), ("retouch", 7)),
+              {"tilt_deg": 22.0, "azimuth_deg": 80.0, "fov_deg": 62.0, "noise": 6.1, "bump": False}),
+    BenchClip(9045, "plastic", 8, (("between_points", 3), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 9.5, "azimuth_deg": 30.0, "fov_deg": 75.5, "distortion": 0.04, "blur": 1.5, "glare": True, "bump": True}),
+    BenchClip(9046, "mat", 8, (("arm_pass", 2), ("between_points", 7), ("knocked", 8)),
+              {"tilt_deg": 26.0, "azimuth_deg": 65.0, "fov_deg": 46.0, "distortion": 0.01, "noise": 5.5, "shadows": True, "bump": True}),
+    BenchClip(9047, "wood", 8, (("arm_pass", 2), ("knocked", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 36.5, "azimuth_deg": 115.0, "fov_deg": 73.5, "distortion": -0.04, "noise": 5.5, "glare": True, "bump": True}),
+    BenchClip(9048, "cloth", 8, (("between_points", 1), ("touch_move_other", 6), ("arm_pass", 7)),
+              {"tilt_deg": 11.5, "azimuth_deg": 315.0, "fov_deg": 68.5, "noise": 6.0, "glare": True, "bump": True}),
+    BenchClip(9049, "paper", 8, (("touch_move_other", 2), ("knocked", 4), ("arm_pass", 5)),
+              {"tilt_deg": 9.0, "azimuth_deg": 305.0, "fov_deg": 64.0, "glare": True, "bump": True}),
+    BenchClip(9050, "plastic", 8, (("between_points", 1), ("arm_pass", 2), ("touch_move_other", 5)),
+              {"tilt_deg": 29.0, "azimuth_deg": 260.0, "fov_deg": 63.5, "noise": 6.2, "bump": True}),
+    BenchClip(9051, "mat", 8, (("touch_move_other", 1), ("knocked", 3), ("arm_pass", 4)),
+              {"tilt_deg": 33.5, "azimuth_deg": 155.0, "fov_deg": 71.0, "noise": 3.8, "bump": True}),
+    BenchClip(9052, "wood", 8, (("retouch", 1), ("knocked", 2), ("arm_pass", 4)),
+              {"tilt_deg": 28.5, "azimuth_deg": 95.0, "fov_deg": 60.5, "blur": 1.5, "noise": 6.2, "bump": True}),
+    BenchClip(9053, "cloth", 8, (("retouch", 2), ("between_points", 4), ("arm_pass", 5)),
+              {"tilt_deg": 38.0, "azimuth_deg": 165.0, "fov_deg": 71.0, "noise": 2.7, "bump": False}),
+    BenchClip(9054, "paper", 8, (("between_points", 1), ("touch_move_other", 4), ("arm_pass", 7)),
+              {"tilt_deg": 35.5, "azimuth_deg": 180.0, "fov_deg": 69.5, "blur": 0.8, "noise": 5.0, "bump": True}),
+    BenchClip(9055, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 4), ("retouch", 6)),
+              {"tilt_deg": 37.5, "azimuth_deg": 85.0, "fov_deg": 61.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9056, "mat", 8, (("touch_move_other", 1), ("arm_pass", 3), ("knocked", 7)),
+              {"tilt_deg": 20.0, "azimuth_deg": 15.0, "fov_deg": 46.0, "noise": 5.1, "shadows": True, "bump": False}),
+    BenchClip(9057, "wood", 8, (("arm_pass", 1), ("knocked", 7), ("touch_move_other", 8)),
+              {"tilt_deg": 20.0, "azimuth_deg": 355.0, "fov_deg": 49.0, "distortion": 0.05, "noise": 5.3, "shadows": True, "bump": True}),
+    BenchClip(9058, "cloth", 8, (("between_points", 1), ("knocked", 3), ("arm_pass", 4)),
+              {"tilt_deg": 6.5, "azimuth_deg": 130.0, "fov_deg": 56.5, "glare": True, "bump": False}),
+    BenchClip(9059, "paper", 8, (("arm_pass", 2), ("retouch", 4), ("between_points", 8)),
+              {"tilt_deg": 31.5, "azimuth_deg": 165.0, "fov_deg": 51.5, "distortion": -0.06, "shadows": True, "bump": True}),
+    BenchClip(9060, "plastic", 8, (("arm_pass", 2), ("knocked", 4), ("retouch", 8)),
+              {"tilt_deg": 5.5, "azimuth_deg": 115.0, "fov_deg": 67.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9061, "mat", 8, (("knocked", 4), ("retouch", 5), ("arm_pass", 8)),
+              {"tilt_deg": 8.5, "azimuth_deg": 210.0, "fov_deg": 58.5, "noise": 6.2, "bump": True}),
+    BenchClip(9062, "wood", 8, (("between_points", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 14.0, "azimuth_deg": 325.0, "fov_deg": 46.0, "noise": 5.8, "bump": True}),
+    BenchClip(9063, "cloth", 8, (("arm_pass", 1), ("knocked", 3), ("retouch", 8)),
+              {"tilt_deg": 15.0, "azimuth_deg": 65.0, "fov_deg": 54.5, "blur": 0.8, "shadows": True, "bump": True}),
+    BenchClip(9064, "paper", 8, (("between_points", 2), ("knocked", 3), ("arm_pass", 6)),
+              {"tilt_deg": 23.5, "azimuth_deg": 265.0, "fov_deg": 73.0, "shadows": True, "bump": True}),
+    BenchClip(9065, "plastic", 8, (("arm_pass", 3), ("knocked", 4), ("retouch", 5)),
+              {"tilt_deg": 22.0, "azimuth_deg": 35.0, "fov_deg": 64.5, "shadows": True, "bump": True}),
+    BenchClip(9066, "mat", 8, (("arm_pass", 4), ("retouch", 5), ("touch_move_other", 8)),
+              {"tilt_deg": 11.5, "azimuth_deg": 285.0, "fov_deg": 71.0, "noise": 5.9, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9067, "wood", 8, (("touch_move_other", 2), ("retouch", 6), ("arm_pass", 8)),
+              {"tilt_deg": 13.0, "azimuth_deg": 345.0, "fov_deg": 75.0, "blur": 0.8, "glare": True, "bump": True}),
+    BenchClip(9068, "cloth", 8, (("retouch", 2), ("arm_pass", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 8.0, "azimuth_deg": 80.0, "fov_deg": 75.5, "blur": 1.8, "glare": True, "bump": False}),
+    BenchClip(9069, "paper", 8, (("arm_pass", 2), ("knocked", 6), ("between_points", 7)),
+              {"tilt_deg": 34.5, "azimuth_deg": 80.0, "fov_deg": 52.0, "blur": 0.9, "noise": 5.6, "bump": False}),
+    BenchClip(9070, "plastic", 8, (("touch_move_other", 1), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 27.5, "azimuth_deg": 10.0, "fov_deg": 50.5, "noise": 3.5, "glare": True, "bump": True}),
+    BenchClip(9071, "mat", 8, (("retouch", 5), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 41.5, "azimuth_deg": 335.0, "fov_deg": 78.0, "blur": 1.7, "noise": 5.4, "glare": True, "shadows": True, "bump": False}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
