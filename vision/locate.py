@@ -704,14 +704,28 @@ def orient(h: np.ndarray, red: np.ndarray | None = None, config: LocateConfig = 
     if not geo.is_proper(h):
         h = h @ geo.board_symmetry("flip_x")
     if red is not None:
-        r = np.asarray(red, dtype=np.float64).reshape(10, 9)
-        wgt = np.ones((10, 9))
-        wgt[0:3, 3:6] = config.red.palace_weight
-        wgt[7:10, 3:6] = config.red.palace_weight
-        low, high = float((r[:5] * wgt[:5]).sum()), float((r[5:] * wgt[5:]).sum())
-        if high > low:
+        halves = red_halves(red, config)
+        if halves.high > halves.low:
             h = h @ geo.board_symmetry("rot180")
     return h / h[2, 2]
+
+
+@dataclass(frozen=True)
+class RedHalves:
+    """The red ink (`red_score`) on each half of the board, ranks 0-4 (`low`) and 5-9 (`high`),
+    a palace point counting `RedConfig.palace_weight` times."""
+
+    low: float
+    high: float
+
+
+def red_halves(red: np.ndarray, config: LocateConfig = DEFAULT_LOCATE) -> RedHalves:
+    """Sum per-point red ink (`red_score`, point-index order) over each half of the board."""
+    r = np.asarray(red, dtype=np.float64).reshape(10, 9)
+    wgt = np.ones((10, 9))
+    wgt[0:3, 3:6] = config.red.palace_weight
+    wgt[7:10, 3:6] = config.red.palace_weight
+    return RedHalves(float((r[:5] * wgt[:5]).sum()), float((r[5:] * wgt[5:]).sum()))
 
 
 # ----------------------------------------------------------------------------- main entry

@@ -15,9 +15,10 @@ import numpy as np
 from . import geometry as geo
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
-from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_score, same_lattice
+from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_halves, red_score, same_lattice
 from .looks import disc_looks
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
+from .start_orientation import StartOrientation, start_orientation
 
 if TYPE_CHECKING:
     from calibration.camera import CameraIntrinsics
@@ -412,6 +413,7 @@ class BoardReader:
         self._recheck_wait = doubt.recheck_s
         self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
         self.lattices = 0                        # lattices taken so far (Observation.lattice)
+        self.start_end: StartOrientation | None = None   # how `adapt` chose red's end from a known position
         self._slid_t: float | None = None       # frame time of the last slide the lock followed, until checked
         self._audit_t: float | None = None      # frame time of the next audit of the lock
         self._audit_wait = doubt.audit_first_s
@@ -752,9 +754,13 @@ class BoardReader:
         assert self.h is not None
         crops = self._clf.model.extract(frame_bgr, self.h)
         # the known position also settles which end is red's, before the untuned reading could
-        # mislead the fit: keep the orientation under which the position is more likely
+        # mislead the fit: keep the end under which the position is more likely, or where the
+        # pieces hardly tell, the one red ink marks (vision.start_orientation)
         p = np.clip(self._clf.model.predict(crops), 1e-6, 1.0)
-        if np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum() > np.log(p[np.arange(NUM_POINTS), ids]).sum():
+        ll_locked = float(np.log(p[np.arange(NUM_POINTS), ids]).sum())
+        ll_turned = float(np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum())
+        self.start_end = start_orientation(ll_locked, ll_turned, red_halves(red_score(frame_bgr, self.h)))
+        if self.start_end.turned:
             self.h = self.h @ geo.board_symmetry("rot180")
             self.h /= self.h[2, 2]
             self._forget_discs()
