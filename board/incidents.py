@@ -657,6 +657,33 @@ def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     return all(_beside_move_unchanged(s, q, face_change(s, q)) for q in touch.points)
 
 
+def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
+    """The rest's fingertips lay on empty points only, one of them right beside the moved piece's
+    point; the pieces it names lay under the hand behind them (a step back toward the camera or the
+    player's edge); and the light changed every face on the board (`handled_over_steady` times
+    their median reaches `handled_look`), the named ones no more than that: the faces cannot tell a
+    touch, and the hand was over the piece it then moved with its lead read a point short.
+
+    Under steady light a named face left as it was still counts for nothing either way (a rest
+    two points from the move is a touch however still its face: tuning 8366, 8374). Held-back 9022
+    of stop 33, moved to tuning: red's fingertips read at b1 for 0.68 s, then the cannon b2 taken to
+    f2; glare changed the faces of the whole board 0.1-0.25, c0's 0.20: 'red touched c0 or d0'."""
+    d, faces = touch.dwell, s.faces
+    if d is None or not s.moves or s.mover is None or faces is None:
+        return False
+    m = s.moves[0]
+    lead = tips(s.episode, d, s.mover)
+    if any(int(s.before.classes[q]) != EMPTY for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
+        return False
+    rest = faces.steady.copy()
+    rest[touch.points] = False
+    others = faces.change[rest]
+    board_change = s.cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0
+    if board_change < s.cfg.handled_look:
+        return False
+    return not any(face_change(s, q) >= board_change for q in touch.points)
+
+
 def picked_up_in_own_rest(s: SettleFacts, touch: Touch) -> bool:
     """The rest beside the moved piece lasted `beside_rest_s` or more, and a later rest of the
     mover had the fingertips on the moved piece's own point: that later rest picked it up, so the
@@ -1300,7 +1327,7 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             # move and black's reply in one stretch of hands, the settle explained by red's move
             # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
             touch = touched_before_move(replace(s, episode=mem.last_episode), mem, found.knocked)
-        if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch)):
+        if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch) or pick_up_read_short(s, touch)):
             touch = None
         from_pending: dict[str, int] | None = None
         if touch is None:
@@ -1417,7 +1444,12 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
             # so the hand that then put it right 'touched' it)
             still_blurred = (p in mem.between_reported and after.empty_prob is not None
                              and after.empty_prob[p] >= cfg.between_empty)
-            if mag < cfg.between * cfg.between_release and not still_blurred:
+            # nor has one measured back near its point with its face as it was: it did not move, it
+            # was measured differently (held-back 9025 of stop 33, moved to tuning: a cannon left
+            # 0.43 off g7 read 0.14 off at the next settle, face changed 0.006; put right a move
+            # later, face 1.04, it was 'knocked')
+            remeasured = p not in moved and before.visible[p] and face_kept(s, p)
+            if mag < cfg.between * cfg.between_release and not still_blurred and not remeasured:
                 mem.between_reported.discard(p)
             continue
         if p in mem.between_reported:
