@@ -86,7 +86,15 @@ def _learning_reader(out: Path, board: str, live: bool, say):
     from vision.set_learning import LearnConfig, StartSetLearner
     kept = out / LEARNT_SET_FILE
 
+    def red_end() -> None:
+        # an end told by red ink alone is worth a look: the pieces hardly told the two apart
+        end = getattr(learner.reader, "start_end", None)
+        if end is not None and end.by == "red ink":
+            say(f"red's end of the board told by the red ink on it: the pieces alone told the two ends "
+                f"apart by only {end.margin_nats:.0f} nats (check that the first move is recorded for red)")
+
     def keep(profile) -> None:
+        red_end()
         try:
             profile.save(kept)
         except OSError as exc:
@@ -95,11 +103,14 @@ def _learning_reader(out: Path, board: str, live: bool, say):
         say(f"piece set learnt from the start position (its views read {profile.fit_accuracy_before:.1%} "
             f"plainly, {profile.fit_accuracy_after:.1%} with it); kept in {kept} for --resume, "
             f"--set NAME keeps it for the next game")
+
     def plain(profile) -> None:
+        red_end()
         say(f"piece set checked at the start position: the model reads it well alone "
             f"({profile.fit_accuracy_before:.1%} of its views)")
-    return StartSetLearner(_make_reader(live), board, "this game's set", on_profile=keep, on_unneeded=plain,
-                           config=LearnConfig(apply_below=LEARN_SET_BELOW))
+    learner = StartSetLearner(_make_reader(live), board, "this game's set", on_profile=keep, on_unneeded=plain,
+                              config=LearnConfig(apply_below=LEARN_SET_BELOW))
+    return learner
 
 
 def _set_reader(args: argparse.Namespace, live: bool, say):

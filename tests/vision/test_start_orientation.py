@@ -47,13 +47,13 @@ def test_the_end_kept_goes_against_the_pieces_only_when_they_hardly_tell_and_red
 
 def test_a_recording_on_a_set_the_model_hardly_reads_keeps_reds_end_where_the_red_discs_are(tmp_path):
     """The first 45 frames of tuning clip 8410 (a paper set blurred to plain-coloured discs, glare),
-    written as an MPEG-4 file and decoded: the start position is learnt from with red's end where
-    the red discs are. Before, black's end was kept and every move was read turned round."""
+    written as an MPEG-4 file and decoded and read as `xqtrack record` reads a game from the start:
+    the start position is learnt from with red's end where the red discs are, and the recording
+    says that red ink told it. Before, black's end was kept and every move was read turned round."""
+    from app.commands.record import _learning_reader
     from rules import Position
     from sim import ClipSpec
     from sim.render import Rig
-    from vision.reader import BoardReader
-    from vision.set_learning import StartSetLearner
 
     spec = ClipSpec(seed=8410, look="paper", random_plies=8, width=960, height=540,
                     camera={"tilt_deg": 13.0, "azimuth_deg": 135.0, "fov_deg": 73.0, "glare": True, "bump": True})
@@ -65,7 +65,9 @@ def test_a_recording_on_a_set_the_model_hardly_reads_keeps_reds_end_where_the_re
         img, truth = rig.render(i, with_mask=False)
         writer.write(img)
     writer.release()
-    learner = StartSetLearner(BoardReader(), Position().points(), "this game's set")
+    said: list[str] = []
+    (tmp_path / "record").mkdir()
+    learner = _learning_reader(tmp_path / "record", Position().points(), False, said.append)
     cap = cv2.VideoCapture(str(path))
     i = 0
     while True:
@@ -80,3 +82,4 @@ def test_a_recording_on_a_set_the_model_hardly_reads_keeps_reds_end_where_the_re
     assert reader.start_end is not None and reader.start_end.by == "red ink"
     err = np.abs(geo.apply_h(reader.h, geo.POINTS) - geo.apply_h(truth.homography, geo.POINTS)).max()
     assert err < 2.0
+    assert any("told by the red ink" in line for line in said), said
