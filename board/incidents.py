@@ -667,7 +667,10 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     Under steady light a named face left as it was still counts for nothing either way (a rest
     two points from the move is a touch however still its face: tuning 8366, 8374). Held-back 9022
     of stop 33, moved to tuning: red's fingertips read at b1 for 0.68 s, then the cannon b2 taken to
-    f2; glare changed the faces of the whole board 0.1-0.25, c0's 0.20: 'red touched c0 or d0'."""
+    f2; glare changed the faces of the whole board 0.1-0.25, c0's 0.20: 'red touched c0 or d0'.
+    Not where a later rest had the fingers over the moved piece: that rest picked it up, and this
+    one was on a piece behind (tuning 8316: black's fingertips read at a8 for 0.84 s with the
+    chariot a9 behind them, then over b7 for the cannon taken to b1: a9 was touched)."""
     d, faces = touch.dwell, s.faces
     if d is None or not s.moves or s.mover is None or faces is None:
         return False
@@ -675,6 +678,9 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     lead = tips(s.episode, d, s.mover)
     if any(int(s.before.classes[q]) != EMPTY for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
         return False
+    if any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, s.mover)
+           for r in dwells(s.episode, s.mover, s.cfg.dwell_s)):
+        return False    # a later rest had the fingers over the moved piece: that one picked it up
     rest = faces.steady.copy()
     rest[touch.points] = False
     others = faces.change[rest]

@@ -884,3 +884,8 @@ def test_fingertips_on_empty_points_beside_the_moved_piece_under_light_that_chan
     # ... and so was one that turned as a touch turns one while the rest of the board held still
     assert _touches(_settle(IncidentTracker(), Position(), "b2f2", grab, looks_changed={"b0": 0.25},
                             read_again=0.01)) == [sorted([_p("b0"), _p("b2")])]
+    # ... and the piece behind was touched where a later rest had the fingers over the moved piece
+    # (tuning 8316): that rest picked it up
+    later_pick = [grab[0], (["b0", "b1", "b2"], 0.4), grab[2]]
+    assert _touches(_settle(IncidentTracker(), Position(), "b2f2", later_pick, looks_changed={"b0": 0.2},
+                            read_again=0.17)) == [sorted([_p("b0"), _p("b2")])]
