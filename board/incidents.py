@@ -670,7 +670,9 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     f2; glare changed the faces of the whole board 0.1-0.25, c0's 0.20: 'red touched c0 or d0'.
     Not where a later rest had the fingers over the moved piece: that rest picked it up, and this
     one was on a piece behind (tuning 8316: black's fingertips read at a8 for 0.84 s with the
-    chariot a9 behind them, then over b7 for the cannon taken to b1: a9 was touched)."""
+    chariot a9 behind them, then over b7 for the cannon taken to b1: a9 was touched; 8397: red's
+    fingertips read at b1/a1 for 0.64 s, then flickering over a3/a2 for 0.6 s before the chariot a2
+    went to a6: the horse b0 was touched)."""
     d, faces = touch.dwell, s.faces
     if d is None or not s.moves or s.mover is None or faces is None:
         return False
@@ -678,8 +680,10 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     lead = tips(s.episode, d, s.mover)
     if any(int(s.before.classes[q]) != EMPTY for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
         return False
-    if any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, s.mover)
-           for r in dwells(s.episode, s.mover, s.cfg.dwell_s)):
+    mover = s.mover
+    rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover),
+                         lambda q: int(s.before.classes[q]) != EMPTY, s.cfg.dwell_s)
+    if any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, mover) for r in rests):
         return False    # a later rest had the fingers over the moved piece: that one picked it up
     rest = faces.steady.copy()
     rest[touch.points] = False
