@@ -7,7 +7,9 @@ the wrong end can win (tuning 8410: a paper set blurred until its discs are plai
 right; the ends 11 nats apart, the wrong one kept, every move then read turned round and the
 game lost). Red ink (`vision.locate.red_score`) does not depend on the model: red pieces carry
 red characters or are red discs. It decides only where the pieces do not, and only when it is
-clear: a board printed in red ink shows red on both halves (tuning 8394: 13.8 and 14.6).
+clear: red on one half and none on the other. A board printed in red ink shows red on both halves
+(tuning 8394: 13.8 and 14.6), and so may a set under coloured light (tuning 8940: 0.25 and 1.31,
+the ends 34 nats apart; taking the half with more red lost that game whole).
 Pure logic, no I/O.
 """
 from __future__ import annotations
@@ -25,8 +27,8 @@ class StartOrientConfig(CheckedSettings):
     """When the pieces settle which end is red's, and when red ink does instead."""
 
     pieces_decide_nats: float = 40.0  # the known position this much likelier (log, over 90 points) under one end: the pieces decide
-    red_clear_ratio: float = 4.0      # else red ink decides when one half shows this many times the other's red ...
-    red_min: float = 0.5              # ... and at least this much (red_score summed over the half: discs' worth of red ink)
+    red_min: float = 0.5              # else red ink decides when one half shows at least this much (red_score summed over the half: discs' worth of red ink) ...
+    red_none: float = 0.1             # ... and the other at most this: red pieces on one half and none on the other
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,6 @@ def start_orientation(ll_as_locked: float, ll_turned: float, red: RedHalves,
     if margin >= config.pieces_decide_nats:
         return StartOrientation(pieces_turned, "pieces", margin)
     more, less = max(red.low, red.high), min(red.low, red.high)
-    if more >= config.red_min and more >= config.red_clear_ratio * less:
+    if more >= config.red_min and less <= config.red_none:
         return StartOrientation(red.high > red.low, "red ink", margin)
     return StartOrientation(pieces_turned, "pieces", margin)
