@@ -676,22 +676,25 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     d, faces = touch.dwell, s.faces
     if d is None or not s.moves or s.mover is None or faces is None:
         return False
-    m = s.moves[0]
-    lead = tips(s.episode, d, s.mover)
-    if any(int(s.before.classes[q]) != EMPTY for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
+    m, mover = s.moves[0], s.mover
+
+    def occupied(q: int) -> bool:
+        return int(s.before.classes[q]) != EMPTY
+
+    lead = tips(s.episode, d, mover)
+    if any(occupied(q) for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
         return False
-    mover = s.mover
-    rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover),
-                         lambda q: int(s.before.classes[q]) != EMPTY, s.cfg.dwell_s)
-    if any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, mover) for r in rests):
-        return False    # a later rest had the fingers over the moved piece: that one picked it up
+    # the faces first: comparing them is cheap, and under steady light they decide alone
     rest = faces.steady.copy()
     rest[touch.points] = False
     others = faces.change[rest]
     board_change = s.cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0
-    if board_change < s.cfg.handled_look:
+    if board_change < s.cfg.handled_look or any(face_change(s, q) >= board_change for q in touch.points):
         return False
-    return not any(face_change(s, q) >= board_change for q in touch.points)
+    rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover), occupied,
+                         s.cfg.dwell_s)
+    # a later rest had the fingers over the moved piece: that one picked it up
+    return not any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, mover) for r in rests)
 
 
 def picked_up_in_own_rest(s: SettleFacts, touch: Touch) -> bool:
