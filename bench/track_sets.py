@@ -820,12 +820,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 10.0, "azimuth_deg": 75.0, "fov_deg": 55.5, "glare": True, "bump": True}),
     BenchClip(9041, "mat", 8, (("touch_move_other", 1), ("between_points", 3), ("arm_pass", 5)),
               {"tilt_deg": 7.5, "azimuth_deg": 30.0, "fov_deg": 69.0, "distortion": 0.04, "glare": True, "shadows": True, "bump": True}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 34 by bench/draw_clips.py --seed 2026120334 --first 9042 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 34 (9042-9071), scored once there and moved here at stop 35 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120335 --first 9110 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9042, "wood", 8, (("arm_pass", 2), ("between_points", 3), ("retouch", 6)),
               {"tilt_deg": 37.0, "azimuth_deg": 80.0, "fov_deg": 78.0, "distortion": 0.02, "noise": 6.0, "glare": True, "bump": True}),
     BenchClip(9043, "cloth", 8, (("between_points", 2), ("knocked", 4), ("arm_pass", 8)),
@@ -886,6 +883,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 27.5, "azimuth_deg": 10.0, "fov_deg": 50.5, "noise": 3.5, "glare": True, "bump": True}),
     BenchClip(9071, "mat", 8, (("retouch", 5), ("between_points", 7), ("arm_pass", 8)),
               {"tilt_deg": 41.5, "azimuth_deg": 335.0, "fov_deg": 78.0, "blur": 1.7, "noise": 5.4, "glare": True, "shadows": True, "bump": False}),
+)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 35 by bench/draw_clips.py --seed 2026120335 --first 9110 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9110, "wood", 8, (("arm_pass", 2), ("between_points", 6), ("knocked", 8)),
+              {"tilt_deg": 16.5, "azimuth_deg": 240.0, "fov_deg": 70.5, "blur": 1.7, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9111, "cloth", 8, (("retouch", 1), ("knocked", 3), ("arm_pass", 6)),
+              {"tilt_deg": 13.5, "azimuth_deg": 0.0, "fov_deg": 74.5, "blur": 1.2, "bump": False}),
+    BenchClip(9112, "paper", 8, (("retouch", 3), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 26.0, "azimuth_deg": 355.0, "fov_deg": 69.0, "distortion": 0.03, "blur": 1.1, "shadows": True, "bump": True}),
+    BenchClip(9113, "plastic", 8, (("retouch", 6), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 8.5, "azimuth_deg": 300.0, "fov_deg": 72.5, "blur": 1.0, "noise": 3.1, "glare": True, "bump": True}),
+    BenchClip(9114, "mat", 8, (("retouch", 2), ("arm_pass", 3), ("knocked", 5)),
+              {"tilt_deg": 8.5, "azimuth_deg": 175.0, "fov_deg": 75.5, "blur": 0.6, "noise": 2.1, "shadows": True, "bump": True}),
+    BenchClip(9115, "wood", 8, (("arm_pass", 6), ("retouch", 7), ("touch_move_other", 8)),
+              {"tilt_deg": 11.5, "azimuth_deg": 265.0, "fov_deg": 54.5, "distortion": -0.03, "blur": 0.7, "noise": 1.8, "glare": True, "bump": True}),
+    BenchClip(9116, "cloth", 8, (("knocked", 1), ("touch_move_other", 4), ("arm_pass", 6)),
+              {"tilt_deg": 26.5, "azimuth_deg": 155.0, "fov_deg": 73.0, "blur": 1.4, "noise": 2.1, "shadows": True, "bump": False}),
+    BenchClip(9117, "paper", 8, (("arm_pass", 5), ("knocked", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 30.0, "azimuth_deg": 305.0, "fov_deg": 75.0, "distortion": -0.04, "blur": 1.7, "glare": True, "bump": True}),
+    BenchClip(9118, "plastic", 8, (("retouch", 3), ("arm_pass", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 8.0, "azimuth_deg": 115.0, "fov_deg": 60.5, "blur": 0.6, "noise": 3.3, "bump": True}),
+    BenchClip(9119, "mat", 8, (("touch_move_other", 2), ("between_points", 4), ("arm_pass", 8)),
+              {"tilt_deg": 41.5, "azimuth_deg": 230.0, "fov_deg": 50.5, "distortion": -0.11, "noise": 5.9, "bump": False}),
+    BenchClip(9120, "wood", 8, (("retouch", 2), ("touch_move_other", 4), ("arm_pass", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 345.0, "fov_deg": 73.0, "noise": 2.7, "bump": False}),
+    BenchClip(9121, "cloth", 8, (("retouch", 2), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 12.5, "azimuth_deg": 150.0, "fov_deg": 51.0, "bump": False}),
+    BenchClip(9122, "paper", 8, (("retouch", 1), ("between_points", 5), ("arm_pass", 8)),
+              {"tilt_deg": 11.5, "azimuth_deg": 80.0, "fov_deg": 63.0, "blur": 0.8, "bump": True}),
+    BenchClip(9123, "plastic", 8, (("retouch", 6), ("knocked", 7), ("arm_pass", 8)),
+              {"tilt_deg": 33.5, "azimuth_deg": 10.0, "fov_deg": 69.5, "distortion": -0.08, "noise": 4.2, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9124, "mat", 8, (("between_points", 3), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 16.0, "azimuth_deg": 205.0, "fov_deg": 57.0, "blur": 2.0, "noise": 4.2, "bump": True}),
+    BenchClip(9125, "wood", 8, (("arm_pass", 3), ("touch_move_other", 4), ("retouch", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 70.0, "fov_deg": 53.5, "glare": True, "bump": True}),
+    BenchClip(9126, "cloth", 8, (("touch_move_other", 1), ("retouch", 3), ("arm_pass", 7)),
+              {"tilt_deg": 23.5, "azimuth_deg": 40.0, "fov_deg": 78.0, "distortion": -0.06, "bump": True}),
+    BenchClip(9127, "paper", 8, (("knocked", 2), ("arm_pass", 4), ("retouch", 8)),
+              {"tilt_deg": 38.0, "azimuth_deg": 110.0, "fov_deg": 55.5, "noise": 2.5, "glare": True, "bump": False}),
+    BenchClip(9128, "plastic", 8, (("touch_move_other", 1), ("knocked", 2), ("arm_pass", 7)),
+              {"tilt_deg": 33.0, "azimuth_deg": 15.0, "fov_deg": 62.5, "noise": 2.3, "bump": False}),
+    BenchClip(9129, "mat", 8, (("touch_move_other", 4), ("retouch", 5), ("arm_pass", 8)),
+              {"tilt_deg": 32.0, "azimuth_deg": 100.0, "fov_deg": 63.0, "blur": 1.9, "shadows": True, "bump": True}),
+    BenchClip(9130, "wood", 8, (("arm_pass", 5), ("between_points", 7), ("retouch", 8)),
+              {"tilt_deg": 3.5, "azimuth_deg": 315.0, "fov_deg": 61.5, "distortion": 0.05, "blur": 0.7, "noise": 6.2, "bump": True}),
+    BenchClip(9131, "cloth", 8, (("retouch", 3), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 4.5, "azimuth_deg": 170.0, "fov_deg": 70.0, "blur": 1.7, "noise": 3.1, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9132, "paper", 8, (("arm_pass", 3), ("touch_move_other", 6), ("knocked", 8)),
+              {"tilt_deg": 28.5, "azimuth_deg": 55.0, "fov_deg": 68.5, "noise": 3.6, "bump": True}),
+    BenchClip(9133, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 4), ("retouch", 6)),
+              {"tilt_deg": 19.0, "azimuth_deg": 155.0, "fov_deg": 74.5, "noise": 5.7, "shadows": True, "bump": False}),
+    BenchClip(9134, "mat", 8, (("knocked", 1), ("retouch", 2), ("arm_pass", 5)),
+              {"tilt_deg": 11.5, "azimuth_deg": 165.0, "fov_deg": 71.0, "noise": 2.2, "bump": False}),
+    BenchClip(9135, "wood", 8, (("retouch", 2), ("arm_pass", 3), ("touch_move_other", 5)),
+              {"tilt_deg": 37.5, "azimuth_deg": 340.0, "fov_deg": 54.5, "noise": 6.4, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9136, "cloth", 8, (("between_points", 4), ("knocked", 6), ("arm_pass", 8)),
+              {"tilt_deg": 41.5, "azimuth_deg": 245.0, "fov_deg": 58.0, "noise": 5.3, "glare": True, "bump": True}),
+    BenchClip(9137, "paper", 8, (("arm_pass", 2), ("knocked", 3), ("retouch", 6)),
+              {"tilt_deg": 36.5, "azimuth_deg": 265.0, "fov_deg": 68.0, "distortion": -0.08, "noise": 3.9, "shadows": True, "bump": True}),
+    BenchClip(9138, "plastic", 8, (("knocked", 1), ("retouch", 3), ("arm_pass", 5)),
+              {"tilt_deg": 36.5, "azimuth_deg": 315.0, "fov_deg": 59.5, "blur": 2.0, "noise": 4.9, "bump": False}),
+    BenchClip(9139, "mat", 8, (("arm_pass", 3), ("retouch", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 42.5, "azimuth_deg": 135.0, "fov_deg": 77.5, "distortion": -0.07, "bump": False}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
