@@ -287,25 +287,48 @@ def reach(episode: Episode, side: Side) -> int:
     return int(max(xs.max() - xs.min(), ys.max() - ys.min()))
 
 
+MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
+
+
+def _reaches_edge(hand: np.ndarray, side: Side) -> bool:
+    """The hand's region runs to `side`'s edge of the board: red's down to rank 0 (within two
+    ranks: a lifted hand is seen displaced), black's up to rank 9."""
+    ranks = hand // 9
+    return bool(ranks.min() <= 2) if side == Side.RED else bool(ranks.max() >= 7)
+
+
 def _attributed(episode: Episode, side: Side) -> list:
+    """The episode's frames with a hand that may be `side`'s, its region in each.
+
+    A hand reaches in from its player's edge, so a region running down to red's edge may be
+    red's. A region across the whole board runs to both edges; the hand that made it came in
+    from one of them, and is seen there first: while the region that came in over one player's
+    edge alone (and no farther) still runs back to that edge, it is that player's hand, not the
+    other's with its fingertips where the arm enters (held-back 9065 of stop 34, moved to
+    tuning: red's hand reached to h8 over red's edge, its region seen over ranks 0-9; read as
+    black's, with black's 'fingertips' on the cannon h0 at red's edge for 0.68 s, 'black touched
+    h0' at black's next move)."""
     resting = episode.before.covered
     frames = []
+    owner: Side | None = None
+    last_f: int | None = None
     for f, t, c in episode.covered:
         if resting is not None:
             c = c[~resting[c]]   # an arm resting since before is not a hand reaching
         if not c.size:
             continue
         hand = _largest_component(c)
-        ranks = hand // 9
-        # a hand reaches in from its player's side: red's region runs down to
-        # red's edge (rank 0), black's up to rank 9
-        if (side == Side.RED and ranks.min() > 2) or (side == Side.BLACK and ranks.max() < 7):
+        red, black = _reaches_edge(hand, Side.RED), _reaches_edge(hand, Side.BLACK)
+        if last_f is None or f - last_f > MAX_FRAME_GAP:
+            # a hand first seen over one player's edge alone came in from there
+            owner = (Side.RED if red else Side.BLACK) if red != black else None
+        elif owner is not None and not (red if owner == Side.RED else black):
+            owner = None   # it left its edge: whatever is seen now may be another hand
+        last_f = f
+        if not (red if side == Side.RED else black) or (owner is not None and owner != side):
             continue
         frames.append((f, t, hand))
     return frames
-
-
-MAX_FRAME_GAP = 3   # frames: a hand's stretches further apart than this are not one stay over the board
 
 
 def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:

@@ -375,6 +375,13 @@ def face_kept(s: SettleFacts, p: int) -> bool:
     return face_change(s, p) < s.cfg.handled_look
 
 
+def face_unread(s: SettleFacts, p: int) -> bool:
+    """Both settles were looked at and the face on p was not read again (its look the same to the
+    bit: nothing changed in its crop), so nothing there moved; without looks nothing is known."""
+    b, a = s.before.looks, s.after.looks
+    return b is not None and a is not None and b.shape == a.shape and not point_face_change(b, a, p) >= 0.0
+
+
 def off_point(s: SettleFacts, p: int) -> bool:
     """The disc just put down on p may lie off its point: measured half of `between` off or more,
     or read even a little like an empty point (`handled_beside_empty`: a disc between two points
@@ -1035,8 +1042,12 @@ class MoverRests:
             # the chariot a0 there). Not when an earlier rest was on the victim's point: that one
             # lifted it, and the rests after it carried it away (held-back 8863, moved to tuning:
             # black's hand on the cannon h9 for 0.5 s, then over a9 for 0.4 s setting it down
-            # beyond the edge, then the chariot i9 taken to h9: 'black touched a9')
-            return limit, set()
+            # beyond the edge, then the chariot i9 taken to h9: 'black touched a9'). A rest at the
+            # board's side edge after the fingertips passed over the victim's point still set the
+            # victim down beyond that edge (held-back 9058 of stop 34, moved to tuning: the cannon
+            # h9 lifted in a pass too quick for a rest, set down beyond a9 with the fingertips at a9
+            # for 0.32 s, then the chariot i9 taken to h9 in one rest there: 'black touched a9')
+            return limit, self.set_down_beyond_edge(limit, tips_only=True)
         first_victim = lifted_earlier
         if not first_victim:
             # The victim had to come off before the pick-up, so a hand rested at its point; seen
@@ -1053,11 +1064,20 @@ class MoverRests:
         # down beyond that edge (tuning clip 8356: carried along the edge rank and set down beyond
         # i0, the hand resting at i0/i1 was 'a touch'). A rest elsewhere is not (8331: the hand
         # crossed the victim's point on its way in to the touch).
+        return limit, self.set_down_beyond_edge(limit)
+
+    def set_down_beyond_edge(self, limit: int, tips_only: bool = False) -> set[int]:
+        """The rests before rests[limit] at the board's side edge after the fingers first came
+        over the capture's victim: the victim being set down beyond that edge. `tips_only`: over
+        it means the fingertips themselves (the rest at `limit` is on the victim's point, and a
+        hand merely covering it on its way to a touch is no lift)."""
+        m, ds = self.move, self.rests
         pick = self.start_of(limit)
-        over = [d.frame_start for d in self.stretches if d.frame_start < pick and m.to_sq in self.contacts_of(d)]
+        over = [d.frame_start for d in self.stretches if d.frame_start < pick
+                and m.to_sq in (self.tips_of(d) if tips_only else self.contacts_of(d))]
         if not over:
-            return limit, set()
-        return limit, {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
+            return set()
+        return {i for i, d in enumerate(ds[:limit]) if d.frame_start > over[0] and d.point % 9 in (0, 8)}
 
     def first_touch(self, limit: int, early: set[int], picks: list[int], skip: set[int]) -> Touch | None:
         """The first of the rests before rests[limit], less those in `skip`, that was on another
@@ -1461,7 +1481,11 @@ def between_points(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None
             # was measured differently (held-back 9025 of stop 33, moved to tuning: a cannon left
             # 0.43 off g7 read 0.14 off at the next settle, face changed 0.006; put right a move
             # later, face 1.04, it was 'knocked')
-            remeasured = p not in moved and before.visible[p] and face_kept(s, p)
+            # A face not read again at all (the same look, to the bit: nothing changed in its crop)
+            # says the same (held-back 9062 of stop 34, moved to tuning: a cannon left 0.38 off h4,
+            # measured 0.13 off once a camera bump had the lattice found again, released at the
+            # next settle with its face unread; put right a move later, the hand was 'a touch')
+            remeasured = p not in moved and before.visible[p] and (face_kept(s, p) or face_unread(s, p))
             if mag < cfg.between * cfg.between_release and not still_blurred and not remeasured:
                 mem.between_reported.discard(p)
             continue
