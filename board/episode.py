@@ -9,11 +9,13 @@ was still there. Pure numpy, no I/O.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from rules import Side
+
+from .turning import turned_homography, turned_indices, turned_offsets, turned_points
 
 # A pinch of fingers over the player's own edge rank covers fewer files than this: a region that
 # narrow at a corner is fingers cut by the side edge (see fingertips)
@@ -36,6 +38,15 @@ class Settled:
     empty_prob: np.ndarray | None = None  # (90,) the reader's probability that the point is empty
     looks: np.ndarray | None = None       # (90, D) each point's face as last read (vision.looks), if the reader looks
     lattice: int = 0                      # the reader's lattice the offsets were measured against (Observation.lattice)
+
+    def turned(self) -> "Settled":
+        """The same settled board read with red's end and black's swapped (board.turning)."""
+        def opt(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else turned_points(a)
+        return replace(self, classes=turned_points(self.classes), offsets=turned_offsets(self.offsets),
+                       visible=turned_points(self.visible), ref_prob=turned_points(self.ref_prob),
+                       covered=opt(self.covered), observed=opt(self.observed), empty_prob=opt(self.empty_prob),
+                       looks=opt(self.looks))
 
 
 @dataclass
@@ -97,6 +108,13 @@ class CameraWatch:
             self._h = h
         return self._moved_t is not None and t - self._moved_t <= self.cfg.settle_s
 
+    def turn(self) -> None:
+        """Go on watching the board read with red's end and black's swapped (board.turning)."""
+        if self._h is not None:
+            self._h = turned_homography(self._h)
+        self.residue = turned_points(self.residue)
+        self.steady = turned_points(self.steady)
+
     def hands(self, occluded: np.ndarray, unsteady: bool) -> np.ndarray:
         """The flags of one frame that may be a hand: while the camera is unsteady only those of a
         hand at rest there since before it moved (the others are remembered as residue), and
@@ -143,6 +161,17 @@ class Episode:
     # the last frame each point was seen uncovered and read as the piece it held when the episode
     # began (-1: never): a piece moved with the hand unseen was picked up after this frame
     home_last_seen: np.ndarray = field(default_factory=lambda: np.full(90, -1, dtype=np.int64))
+
+    def turned(self) -> "Episode":
+        """The same episode read with red's end and black's swapped (board.turning)."""
+        return replace(self, before=self.before.turned(),
+                       first_occluded=turned_points(self.first_occluded),
+                       last_occluded=turned_points(self.last_occluded),
+                       occluded_frames=turned_points(self.occluded_frames),
+                       max_shift=turned_points(self.max_shift), max_shift_frame=turned_points(self.max_shift_frame),
+                       covered=[(f, t, turned_indices(c)) for f, t, c in self.covered],
+                       homography=None if self.homography is None else turned_homography(self.homography),
+                       home_last_seen=turned_points(self.home_last_seen))
 
     @property
     def frame_interval(self) -> float:

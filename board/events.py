@@ -56,6 +56,7 @@ class TrackingStatus(str, Enum):
     RESYNCED = "resynced"
     CORRECTED = "corrected"
     LATTICE_ANCHORED = "lattice_anchored"
+    BOARD_TURNED = "board_turned"
     BOARD_NOT_FOUND = "board_not_found"
     FRAME_ERROR = "frame_error"
     FRAMES_DROPPED = "frames_dropped"

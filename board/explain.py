@@ -79,6 +79,12 @@ class Evidence:
         """Most likely class per point (only meaningful where visible)."""
         return np.argmax(self.logp, axis=1)
 
+    def turned(self) -> "Evidence":
+        """The same evidence with red's end and black's swapped (board.turning)."""
+        from .turning import turned_points
+        return Evidence(turned_points(self.logp), turned_points(self.visible),
+                        None if self.ignore is None else turned_points(self.ignore))
+
     def delta(self, reference: np.ndarray, board: np.ndarray) -> float:
         """Log-likelihood of `board` minus that of `reference`, visible points only."""
         changed = np.nonzero((board != reference) & self.visible)[0]

@@ -160,6 +160,17 @@ class IncidentMemory:
     # reply read only at the next settle, its hand never seen there, was made in it
     last_episode: Episode | None = None
 
+    def turned_before_first_move(self) -> "IncidentMemory":
+        """What is remembered before the first move, read with red's end and black's swapped
+        (board.turning): the discs reported off their points, on their turned points. Rests
+        remembered as touches are not kept: each hand was put to a player by the edge it came in
+        over, and the ends were the wrong way round. Nor is a knock still waiting for its second
+        look (its event names the other end's point)."""
+        def pts(ps: set[int]) -> set[int]:
+            return {89 - q for q in ps}
+        return IncidentMemory(between_reported=pts(self.between_reported), between_fresh=pts(self.between_fresh),
+                              knocked_reported=pts(self.knocked_reported))
+
 
 @dataclass(frozen=True)
 class FaceChanges:

@@ -23,7 +23,7 @@ journal, the PGN and the evidence images.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from .record import GameRecord
 from .settle import (HeldBoard, SettleConfig, SettleContext, SettleOutcome, capture_under_way, explain_settle,
                      illegal_reason, off_point_disc_move)
 from .sync import Phase, SettleKind, SyncState
+from .turning import turned_homography, turned_offsets, turned_points
 from .window import Frame, Misread, SettleReading, SettleWindow, WindowConfig, read_frames
 
 # the old names, kept for readers of the tracker's state
@@ -83,6 +84,45 @@ class TrackerConfig:
                             corrector=CorrectorConfig(self.correct_plies, self.explain))
 
 
+@dataclass(frozen=True)
+class TurnedPose:
+    """A board pose with the lattice turned (board.turning)."""
+
+    homography: np.ndarray
+
+
+@dataclass(frozen=True)
+class TurnedObservation:
+    """An observation read with red's end and black's swapped: what the tracker feeds itself
+    after it turned the board, until the source reads it so (Tracker.source_turned)."""
+
+    t: float
+    frame_index: int
+    pose: TurnedPose | None
+    quiet: bool
+    occluded: np.ndarray
+    probs: np.ndarray
+    offset: np.ndarray
+    lattice: int
+    looks: np.ndarray | None
+
+    @staticmethod
+    def of(obs: Any) -> "TurnedObservation":
+        looks = getattr(obs, "looks", None)
+        pose = None if obs.pose is None else TurnedPose(turned_homography(obs.pose.homography))
+        return TurnedObservation(float(obs.t), int(obs.frame_index), pose, bool(obs.quiet),
+                                 turned_points(obs.occluded), turned_points(obs.probs), turned_offsets(obs.offset),
+                                 int(getattr(obs, "lattice", 0)), None if looks is None else turned_points(looks))
+
+
+def alike_turned(position: Position) -> bool:
+    """The placement looks the same from both ends to a reader that cannot tell red from black
+    (the standard start, red to move): which end is red's is then not told by the pieces."""
+    b = board_classes(position)
+    letters = [CLASS_LETTERS[c] for c in b]
+    return position.turn == "w" and letters == [CLASS_LETTERS[c].swapcase() for c in b[::-1]]
+
+
 class Tracker:
     """Follows one game. Feed it Observations in order; it returns events as they happen."""
 
@@ -118,6 +158,9 @@ class Tracker:
         self.locked_plies = 0
         self.camera = CameraWatch(self.cfg.camera)
         self.raised: list[IncidentEvent] = []   # incidents reported and not retracted (a correction may void them)
+        # the tracker turned the board at the first move (_first_move_turned) and turns each
+        # observation itself until the source reads the board so (source_turned)
+        self.turning_input = False
         if start is not None:
             self.record = GameRecord.starting(start, moves or [], self.cfg.notation)
 
@@ -150,6 +193,8 @@ class Tracker:
     # ------------------------------------------------------------------ main entry
     def feed(self, obs: Any) -> list[Event]:
         """Process one Observation (vision.Observation or anything with its fields)."""
+        if self.turning_input:
+            obs = TurnedObservation.of(obs)
         self.just_settled = False
         self._looks = getattr(obs, "looks", None)
         self._lattice = int(getattr(obs, "lattice", 0))
@@ -293,9 +338,14 @@ class Tracker:
         assert self.record is not None and self.episode is not None
         frames = self.window.settled_frames(kind)
         reading = read_frames(frames, self._misread)
+        turned: list[Event] = []
+        if self._first_move_turned(kind, reading):
+            turned.append(self._turn_board(frames[-1]))
+            frames = self.window.settled_frames(kind)
+            reading = read_frames(frames, self._misread)
         ex = self._ready(kind, frames, reading)
         if ex is None:
-            return []
+            return turned
         held, self._held = self._held, None
         last = frames[-1]
         before_pos = self.record.position.copy()
@@ -315,7 +365,66 @@ class Tracker:
         self.episode = None
         self.window.reset()
         self.just_settled = True
-        return events
+        return turned + events
+
+    def _first_move_turned(self, kind: SettleKind, reading: SettleReading) -> bool:
+        """The board settled after a hand with no move recorded yet, and what it shows is no legal
+        move from the start as read, but is one read the other way round: red moves first, so red's
+        end is the other one. Only from a start that looks the same from both ends to a reader that
+        cannot tell red from black (with colours read, the turned board shows red's pieces at
+        black's end and explains nothing). Held-back 9044 of stop 34, moved to tuning: a wooden set
+        in dim light on a paper board printed in red, the start as likely from either end (89.0 and
+        88.5 nats), black's end kept; red's first move h2c2 read as b7g7 and every move after it
+        turned round, the game lost whole."""
+        if kind != SettleKind.QUIET or self.record is None or self.moves or self.locked_plies or self.turning_input:
+            return False
+        if self.settled is None or self.episode is None or not self.episode.hand_seen:
+            return False
+        pos = self.record.position
+        if not alike_turned(pos) or explain(pos, reading.evidence, self.cfg.explain).explains:
+            return False
+        other = explain(pos, reading.evidence.turned(), self.cfg.explain)
+        return other.explains and bool(other.moves)
+
+    def _turn_board(self, last: Frame) -> TrackingEvent:
+        """Read the board the other way round from now on: everything held of the game so far
+        turned (the settled start, this episode, the frames waiting to settle), and each
+        observation turned as it comes until the source turns (source_turned)."""
+        assert self.settled is not None and self.episode is not None and self.record is not None
+        self.window.turn()
+        # what was read turns; the position the game stands at does not (in sync, the settled
+        # board's classes are its placement), and the reader's misreads are those of the turned
+        # readings against it
+        placement = board_classes(self.record.position)
+
+        def turned(settled: Settled) -> Settled:
+            out = settled.turned()
+            return replace(out, classes=placement) if self.sync == SyncState.IN_SYNC else out
+        before = self.episode.before
+        self.settled = turned(self.settled)
+        self.episode = replace(self.episode.turned(),
+                               before=self.settled if before is not None and before.frame_index == self.settled.frame_index
+                               else turned(before))
+        if self._prev_episode is not None:
+            self._prev_episode = replace(self._prev_episode.turned(), before=turned(self._prev_episode.before))
+        if self._misread is not None and self.settled.observed is not None:
+            self._misread = Misread((self.settled.observed != placement) & self.settled.visible,
+                                    self.settled.observed.copy())
+        if self._looks is not None:
+            self._looks = turned_points(self._looks)
+        self.camera.turn()
+        self.incidents.memory = self.incidents.memory.turned_before_first_move()
+        self._held = None
+        self.turning_input = True
+        return TrackingEvent(last.t, self.ply, TrackingStatus.BOARD_TURNED,
+                             "red's end of the board is the other one: the first move is red's only read "
+                             "that way round (the pieces' colours do not tell the two ends apart)",
+                             extra={"frame": last.frame_index})
+
+    def source_turned(self) -> None:
+        """The source now reads the board the other way round itself (the reader turned its
+        lattice after a BOARD_TURNED event): observations are taken as they come again."""
+        self.turning_input = False
 
     def _apply(self, outcome: SettleOutcome | None, reading: SettleReading, last: Frame,
                episode: Episode) -> list[Event]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .explain import Evidence, log_readings
 from .sync import SettleKind
+from .turning import turned_offsets, turned_points
 
 
 @dataclass
@@ -31,6 +32,11 @@ class Frame:
     def clean(self) -> bool:
         """Quiet and with no point covered: a frame that shows the whole board at rest."""
         return self.quiet and not self.occluded.any()
+
+    def turned(self) -> "Frame":
+        """The frame read with red's end and black's swapped (board.turning)."""
+        return Frame(self.t, self.frame_index, self.quiet, turned_points(self.occluded), turned_points(self.probs),
+                     turned_offsets(self.offsets))
 
 
 @dataclass
@@ -52,6 +58,10 @@ class Misread:
 
     points: np.ndarray       # (90,) bool
     reads_as: np.ndarray     # (90,) class the reader read at each point
+
+    def turned(self) -> "Misread":
+        """The same misreads with red's end and black's swapped (board.turning)."""
+        return Misread(turned_points(self.points), turned_points(self.reads_as))
 
 
 @dataclass
@@ -113,6 +123,17 @@ class SettleWindow:
 
     def __len__(self) -> int:
         return len(self.frames)
+
+    def turn(self) -> None:
+        """Hold the same frames read with red's end and black's swapped (board.turning); a hold
+        and an arm's rest go on as they were."""
+        self.frames = deque(f.turned() for f in self.frames)
+        self._psum = turned_points(self._psum)
+        self._osum = turned_offsets(self._osum)
+        self._n = turned_points(self._n)
+        self._streak = turned_points(self._streak)
+        if self._occ_set is not None:
+            self._occ_set = turned_points(self._occ_set)
 
     def hold(self, seconds: float) -> None:
         """An unexplained board: do not settle on it before its clean frames span `seconds`."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rules import Move, Position, Side
 
-from board.events import Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent
+from board.events import Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent, TrackingStatus
 from board.sync import SyncState
 from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
@@ -205,6 +205,14 @@ class Recorder:
                                       f"there ({moved.explained:.0%} of the points read as it)",
                                       extra={"shift": [moved.shift_x, moved.shift_y], "turned": moved.turned,
                                              "fresh": moved.fresh, "frame": fr.index}))
+
+    def _turn_source(self) -> None:
+        """The tracker found red's end to be the other one at the first move: the reader turns its
+        lattice, so that the tracker can take its observations as they come again (a reader that
+        cannot turn leaves the tracker turning each one itself)."""
+        turn = getattr(self.reader, "turn_board", None)
+        if turn is not None and turn():
+            self.tracker.source_turned()
 
     def _check_unquiet_lock(self, fr: Any, obs: Any) -> None:
         """A lock that has not given one quiet frame UNQUIET_LOCK_S after it was taken is checked
@@ -415,10 +423,13 @@ class Recorder:
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
                 self._drain_clock(fr.t)
-                disagrees = False
+                disagrees = turned = False
                 for ev in self.tracker.feed(obs):
                     self._handle(ev)
                     disagrees |= isinstance(ev, TrackingEvent) and ev.status in ANCHOR_ON
+                    turned |= isinstance(ev, TrackingEvent) and ev.status == TrackingStatus.BOARD_TURNED
+                if turned:
+                    self._turn_source()
                 if disagrees:
                     self._anchor_lattice(fr)
                 self._check_unquiet_lock(fr, obs)

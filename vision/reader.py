@@ -735,6 +735,31 @@ class BoardReader:
         return AnchorResult(best.shift_x, best.shift_y, best.turned, round(gain, 1), fresh=best.fit is not None,
                             explained=round(best.share, 3))
 
+    def turn_board(self) -> bool:
+        """Read the board the other way round from now on (the tracker found red's end to be the
+        other one at the first move: board.tracker.Tracker._first_move_turned): the lattice turned
+        180 degrees on the board, as a new lattice (offsets are not compared across it), every
+        point read again at the next quiet frame. False when no board is locked."""
+        if self.h is None:
+            return False
+        self.h = self.h @ geo.board_symmetry("rot180")
+        self.h /= self.h[2, 2]
+        if self.lock is not None:
+            self.lock.h = self.h.copy()
+        self.lattices += 1
+        self._forget_discs()
+        self.hands.reset()
+        self._hidden = None
+        self.probs = np.ascontiguousarray(self.probs[::-1])
+        self.offset = np.ascontiguousarray(-self.offset[::-1])
+        if self.looks is not None:
+            self.looks = np.ascontiguousarray(self.looks[::-1])
+        self._look_again = np.ascontiguousarray(self._look_again[::-1])
+        self.dirty[:] = True
+        self.start_end = StartOrientation(not (self.start_end is not None and self.start_end.turned), "first move",
+                                          self.start_end.margin_nats if self.start_end is not None else 0.0)
+        return True
+
     def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set",
               apply_below: float | None = None) -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known

@@ -889,3 +889,22 @@ def test_fingertips_on_empty_points_beside_the_moved_piece_under_light_that_chan
     later_pick = [grab[0], (["b0", "b1", "b2"], 0.4), grab[2]]
     assert _touches(_settle(IncidentTracker(), Position(), "b2f2", later_pick, looks_changed={"b0": 0.2},
                             read_again=0.17)) == [sorted([_p("b0"), _p("b2")])]
+
+
+def test_a_victim_lifted_in_passing_and_set_down_beyond_the_side_edge_before_one_rest_takes_the_capture_is_no_touch():
+    # held-back 9058 of stop 34, moved to tuning: red's cannon on h9 is taken by black's chariot
+    # i9. Black's fingertips pass over h9 too quickly for a rest (the cannon lifted), cross to the
+    # a9 corner and rest there 0.32 s setting it down beyond the edge, then one rest over h9 and i9
+    # takes the chariot there. The rest at a9 is no touch of the chariot on a9
+    pos = Position()
+    for mv in ("h2h9", "c6c5", "a3a4"):
+        pos.push(Move.from_iccs(mv))
+    lift = [(["g9", "h9"], 0.08), (["h8", "h9"], 0.16)]
+    across = [(["f8", "f9"], 0.04), (["c8", "c9"], 0.04)]
+    set_down = (["a9"], 0.32)
+    take = (["h9", "i9"], 0.56)
+    ev = _run(pos, "i9h9", lift + across + [set_down] + across[::-1] + [take])
+    assert _touches(ev) == []
+    # without the pass over the cannon first, the rest at a9 is a touch of the chariot there
+    ev = _run(pos, "i9h9", across + [set_down] + across[::-1] + [take])
+    assert _touches(ev) == [sorted([_p("a9"), _p("i9")])]

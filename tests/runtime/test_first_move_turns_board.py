@@ -1,0 +1,56 @@
+"""A recording whose start could not tell red's end from black's finds it at the first move
+(board.tracker.Tracker._first_move_turned, vision.reader.BoardReader.turn_board), on a rendered
+clip decoded from an MPEG-4 file as `xqtrack record` reads a game."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from vision import geometry as geo
+
+
+def test_a_wooden_set_in_dim_light_is_recorded_from_reds_end_once_red_has_moved(tmp_path):
+    """Tuning clip 9044 (held back at stop 34): a wooden set on a paper board printed in red, dim
+    and grainy; the start is as likely read from either end, and black's was kept. Red's first
+    move h2c2 was read as b7g7 and the whole game turned round. Now the first move turns the
+    board: it is recorded as h2c2 for red, black's reply as b9c7, and the reader's lattice is
+    turned with it (red's back rank where the renderer put it)."""
+    from app.commands.record import _learning_reader
+    from rules import Position
+    from runtime.recorder import Recorder
+    from runtime.sources import FrameSource
+    from sim import ClipSpec
+    from sim.render import Rig
+
+    spec = ClipSpec(seed=9044, look="paper", random_plies=8, width=960, height=540,
+                    incidents=[{"kind": "touch_move_other", "ply": 1}, {"kind": "arm_pass", "ply": 5},
+                               {"kind": "retouch", "ply": 7}],
+                    camera={"tilt_deg": 22.0, "azimuth_deg": 80.0, "fov_deg": 62.0, "noise": 6.1, "bump": False})
+    rig = Rig(spec)
+    path = tmp_path / "opening.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), float(spec.fps), (spec.width, spec.height))
+    truth = None
+    for i in range(215):          # past black's reply (settled at 7.04 s)
+        img, truth = rig.render(i, with_mask=False)
+        writer.write(img)
+    writer.release()
+    assert truth is not None
+    out = tmp_path / "record"
+    out.mkdir()
+    reader = _learning_reader(out, Position().points(), False, lambda line: None)
+    rec = Recorder(out, start_fen=Position().fen(), reader=reader)
+    src = FrameSource(str(path))
+    summary = rec.run(src)
+    src.close()
+    moves = [e["iccs"] for e in summary.events if e["type"] == "move"]
+    turned = [e for e in summary.events if e["type"] == "tracking" and e["status"] == "board_turned"]
+    assert moves == ["h2c2", "b9c7"]
+    assert len(turned) == 1 and turned[0]["ply"] == 0
+    # the reader turned its lattice, so the tracker takes what it reads as it comes again
+    assert not rec.tracker.turning_input and reader.start_end.by == "first move"
+    err = np.abs(geo.apply_h(reader.h, geo.POINTS) - geo.apply_h(truth.homography, geo.POINTS)).max()
+    assert err < 2.0
+    journal = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert any(e.get("status") == "board_turned" for e in journal)
