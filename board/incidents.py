@@ -1349,6 +1349,56 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
 MAX_PLIES_FOR_TOUCH = 2   # a touch is judged in a settle explained by at most this many plies (a quick reply)
 
 
+def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered: bool = True) -> None:
+    """Whether the mover of s.moves[0] touched another own piece before the one moved, reported in
+    `found`. `remembered`: what came before this settle counts too (the rests remembered from
+    stretches without a move, and the last episode where the mover's hand was not seen in this
+    one); not for the reply made in the same stretch as the move before it."""
+    cfg, before, mover = s.cfg, s.before, s.mover
+    assert mover is not None
+    m = s.moves[0]
+    moved = s.moved_points
+    touch = touched_before_move(s, mem, found.knocked)
+    if touch is None and remembered and mem.last_episode is not None and not dwells(s.episode, mover, 0.0):
+        # the mover's hand was never over the board in this episode: the move was made in
+        # the last one, the board read settled before the reply was (tuning clip 8362: red's
+        # move and black's reply in one stretch of hands, the settle explained by red's move
+        # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
+        touch = touched_before_move(replace(s, episode=mem.last_episode), mem, found.knocked)
+    if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch) or pick_up_read_short(s, touch)):
+        touch = None
+    from_pending: dict[str, int] | None = None
+    if touch is None:
+        # the touch may have been its own hands-over-board stretch, the hand
+        # lifted clear of the board before reaching for the piece it moved
+        beside = beside_displaced_disc(cfg, before, m.from_sq)
+
+        def other_own(q: int) -> bool:
+            return q != m.from_sq and q not in moved | beside and own_piece(s, mem, mover, q)
+
+        for pt in (mem.pending_touches if remembered else []):
+            if pt.side == mover and other_own(pt.point):
+                named = [q for q in pt.also if other_own(q)]
+                if not named and _beside_move_unchanged(s, pt.point, pt.face_change):
+                    # the same reading as rest_a_point_off, with the face read when that
+                    # stretch settled: the fingers were on the piece moved now, a point off
+                    continue
+                touch = Touch([pt.point] + named[:1], None)
+                from_pending = pt.frames
+                break
+    if touch is None:
+        touch = handled_before_move(s, mem, found.knocked)
+    if touch is not None:
+        frames = evidence_frames(cfg, s.episode, s.after, touch.points[0])
+        if touch.dwell is not None:
+            frames["during"] = (touch.dwell.frame_start + touch.dwell.frame_end) // 2
+        elif from_pending is not None:
+            frames.update({k: v for k, v in from_pending.items() if k in ("before", "during")})
+        where = " or ".join(point_name(p) for p in touch.points)
+        found.events.append(IncidentEvent(s.t, s.ply, "touch_move_other", mover, list(touch.points) + [m.from_sq],
+                                          f"{mover} touched {where} then moved {m.iccs()}", frames=frames))
+
+
 def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     """The mover's hand rested on another own piece before picking up the one moved (in this
     stretch, or in a stretch of its own before it, hand lifted clear). A settle without a move
@@ -1362,47 +1412,24 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         mem.pending_touches = []
         return
     if s.moves and mover is not None:
-        m = s.moves[0]
-        moved = s.moved_points
-        touch = touched_before_move(s, mem, found.knocked)
-        if touch is None and mem.last_episode is not None and not dwells(s.episode, mover, 0.0):
-            # the mover's hand was never over the board in this episode: the move was made in
-            # the last one, the board read settled before the reply was (tuning clip 8362: red's
-            # move and black's reply in one stretch of hands, the settle explained by red's move
-            # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
-            touch = touched_before_move(replace(s, episode=mem.last_episode), mem, found.knocked)
-        if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch) or pick_up_read_short(s, touch)):
-            touch = None
-        from_pending: dict[str, int] | None = None
-        if touch is None:
-            # the touch may have been its own hands-over-board stretch, the hand
-            # lifted clear of the board before reaching for the piece it moved
-            beside = beside_displaced_disc(cfg, before, m.from_sq)
-
-            def other_own(q: int) -> bool:
-                return q != m.from_sq and q not in moved | beside and own_piece(s, mem, mover, q)
-
-            for pt in mem.pending_touches:
-                if pt.side == mover and other_own(pt.point):
-                    named = [q for q in pt.also if other_own(q)]
-                    if not named and _beside_move_unchanged(s, pt.point, pt.face_change):
-                        # the same reading as rest_a_point_off, with the face read when that
-                        # stretch settled: the fingers were on the piece moved now, a point off
-                        continue
-                    touch = Touch([pt.point] + named[:1], None)
-                    from_pending = pt.frames
-                    break
-        if touch is None:
-            touch = handled_before_move(s, mem, found.knocked)
-        if touch is not None:
-            frames = evidence_frames(cfg, s.episode, s.after, touch.points[0])
-            if touch.dwell is not None:
-                frames["during"] = (touch.dwell.frame_start + touch.dwell.frame_end) // 2
-            elif from_pending is not None:
-                frames.update({k: v for k, v in from_pending.items() if k in ("before", "during")})
-            where = " or ".join(point_name(p) for p in touch.points)
-            found.events.append(IncidentEvent(s.t, s.ply, "touch_move_other", mover, list(touch.points) + [m.from_sq],
-                                              f"{mover} touched {where} then moved {m.iccs()}", frames=frames))
+        judge_touch(s, mem, found)
+        if len(s.moves) == 2:
+            # the reply made in the same stretch of hands: its mover's rests before picking up
+            # the piece it moved are judged the same way (held-back 9047 of stop 34, moved to
+            # tuning: black's chariot a9a8 and red's i3i4 read at one settle; red's fingers on the
+            # cannon h2 for 0.28 s first, its face changed 0.71, and only black was judged)
+            # Only from the first mover's hand gone: before that, the reply's side may have been
+            # touching its own last move's piece again (a re-touch, judged as such), and which of
+            # its rests came before the reply's pick-up is told within its own stretch alone
+            # (tuning 8976: red's fingers on the advisor it had just put on e1, then black's reply
+            # and red's next move at one settle: 'red touched e1 or e0')
+            first_gone = max((d.frame_end for d in dwells(s.episode, mover, 0.0)), default=None)
+            if first_gone is not None:
+                after_first = s.before_pos.copy()
+                after_first.push(s.moves[0])
+                own_stretch = replace(s.episode, covered=[c for c in s.episode.covered if c[0] > first_gone])
+                judge_touch(replace(s, moves=s.moves[1:], before_pos=after_first, episode=own_stretch), mem, found,
+                            remembered=False)
         mem.pending_touches = []
     elif not s.moves and s.explained:
         # no move: remember the side to move resting a hand on its own pieces

@@ -338,14 +338,9 @@ class Tracker:
         assert self.record is not None and self.episode is not None
         frames = self.window.settled_frames(kind)
         reading = read_frames(frames, self._misread)
-        turned: list[Event] = []
-        if self._first_move_turned(kind, reading):
-            turned.append(self._turn_board(frames[-1]))
-            frames = self.window.settled_frames(kind)
-            reading = read_frames(frames, self._misread)
         ex = self._ready(kind, frames, reading)
         if ex is None:
-            return turned
+            return []
         held, self._held = self._held, None
         last = frames[-1]
         before_pos = self.record.position.copy()
@@ -355,6 +350,18 @@ class Tracker:
                             unconfirmed and self.ply == 0, reading, ex, episode, self._prev_episode, last,
                             self._settle_cfg, self.incidents, held, self._looks)
         outcome = explain_settle(ctx)
+        turned: list[Event] = []
+        if outcome is None and self._first_move_turned(kind, reading):
+            turned.append(self._turn_board(last))
+            assert self.episode is not None
+            episode = self.episode
+            frames = self.window.settled_frames(kind)
+            last = frames[-1]
+            reading = read_frames(frames, self._misread)
+            ctx = replace(ctx, reading=reading, explanation=explain(self.record.position, reading.evidence,
+                                                                     self.cfg.explain),
+                          episode=episode, prev_episode=self._prev_episode, last=last, looks=self._looks)
+            outcome = explain_settle(ctx)
         events = self._apply(outcome, reading, last, episode)
         self._new_reference(reading, last)
         judged = outcome.explanation if outcome is not None else None
@@ -368,14 +375,17 @@ class Tracker:
         return turned + events
 
     def _first_move_turned(self, kind: SettleKind, reading: SettleReading) -> bool:
-        """The board settled after a hand with no move recorded yet, and what it shows is no legal
-        move from the start as read, but is one read the other way round: red moves first, so red's
-        end is the other one. Only from a start that looks the same from both ends to a reader that
+        """The board settled after a hand with no move recorded yet, and nothing explains what it
+        shows as read (no move, no disc off its point, no knock: the settle chain found nothing),
+        but one legal move explains it read the other way round: red moves first, so red's end is
+        the other one. Only from a start that looks the same from both ends to a reader that
         cannot tell red from black (with colours read, the turned board shows red's pieces at
-        black's end and explains nothing). Held-back 9044 of stop 34, moved to tuning: a wooden set
-        in dim light on a paper board printed in red, the start as likely from either end (89.0 and
-        88.5 nats), black's end kept; red's first move h2c2 read as b7g7 and every move after it
-        turned round, the game lost whole."""
+        black's end and explains nothing), and only one move (a first move put down between
+        points is explained as read by the settle chain, and turned it may read as two or three
+        plies: tuning 8952, 9039). Held-back 9044 of stop 34, moved to tuning: a wooden set in dim
+        light on a paper board printed in red, the start as likely from either end (89.0 and 88.5
+        nats), black's end kept; red's first move h2c2 read as b7g7 and every move after it turned
+        round, the game lost whole."""
         if kind != SettleKind.QUIET or self.record is None or self.moves or self.locked_plies or self.turning_input:
             return False
         if self.settled is None or self.episode is None or not self.episode.hand_seen:
@@ -384,7 +394,7 @@ class Tracker:
         if not alike_turned(pos) or explain(pos, reading.evidence, self.cfg.explain).explains:
             return False
         other = explain(pos, reading.evidence.turned(), self.cfg.explain)
-        return other.explains and bool(other.moves)
+        return other.explains and len(other.moves) == 1
 
     def _turn_board(self, last: Frame) -> TrackingEvent:
         """Read the board the other way round from now on: everything held of the game so far
