@@ -908,3 +908,19 @@ def test_a_victim_lifted_in_passing_and_set_down_beyond_the_side_edge_before_one
     # without the pass over the cannon first, the rest at a9 is a touch of the chariot there
     ev = _run(pos, "i9h9", across + [set_down] + across[::-1] + [take])
     assert _touches(ev) == [sorted([_p("a9"), _p("i9")])]
+
+
+def test_the_reply_made_in_the_same_stretch_of_hands_is_judged_for_a_touch_too():
+    # held-back 9047 of stop 34, moved to tuning: black's chariot a9a8 and red's soldier i3i4 read
+    # at one settle; red's fingers rested on the cannon h2 before taking the soldier, and only
+    # black's move was judged
+    pos = Position()
+    pos.push(Move.from_iccs("c3c4"))
+    black = [(["a9", "b9", "a8"], 0.3), (["a8", "a9", "b9"], 0.3)]
+    red_touch = (["h2", "i2", "h1", "i1", "h0"], 0.4)
+    red_move = [(["i3", "h3", "i2", "i1", "i0"], 0.12), (["i4", "i3", "i2", "i1", "i0"], 0.4)]
+    ev = _settle(IncidentTracker(), pos, "a9a8 i3i4", black + [([], 0.2), red_touch] + red_move)
+    assert _touches(ev) == [sorted([_p("h2"), _p("i3")])]
+    # red's hand on h2 before black had moved is no touch of red's next move
+    ev = _settle(IncidentTracker(), pos, "a9a8 i3i4", [red_touch, ([], 0.2)] + black + [([], 0.2)] + red_move)
+    assert _touches(ev) == []
