@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from board.turning import turned_homography
+
 
 @dataclass(frozen=True)
 class ClipConfig:
@@ -84,6 +86,16 @@ class EvidenceStore:
         self.pinned[frame_index] = (small, None if homography is None else np.asarray(homography), s)
         while len(self.pinned) > self.max_pins:
             self.pinned.popitem(last=False)
+
+    def turn_lattice(self) -> None:
+        """The board is read the other way round from now on (the tracker found red's end at the
+        first move, board.turning): the poses kept with the frames so far are turned too, so that
+        an incident's points are marked where they are on frames from before the turn."""
+        def turned(h: np.ndarray | None) -> np.ndarray | None:
+            return None if h is None else turned_homography(h)
+        self.ring = deque(((f, img, turned(h), s) for f, img, h, s in self.ring), maxlen=self.ring.maxlen)
+        self.full = deque(((f, jpg, turned(h)) for f, jpg, h in self.full), maxlen=self.full.maxlen)
+        self.pinned = OrderedDict((f, (img, turned(h), s)) for f, (img, h, s) in self.pinned.items())
 
     def _nearest(self, frame_index: int):
         best = None

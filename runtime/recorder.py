@@ -213,6 +213,8 @@ class Recorder:
         turn = getattr(self.reader, "turn_board", None)
         if turn is not None and turn():
             self.tracker.source_turned()
+        if self.evidence is not None:
+            self.evidence.turn_lattice()
 
     def _check_unquiet_lock(self, fr: Any, obs: Any) -> None:
         """A lock that has not given one quiet frame UNQUIET_LOCK_S after it was taken is checked
@@ -423,13 +425,12 @@ class Recorder:
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
                 self._drain_clock(fr.t)
-                disagrees = turned = False
+                disagrees = False
                 for ev in self.tracker.feed(obs):
                     self._handle(ev)
                     disagrees |= isinstance(ev, TrackingEvent) and ev.status in ANCHOR_ON
-                    turned |= isinstance(ev, TrackingEvent) and ev.status == TrackingStatus.BOARD_TURNED
-                if turned:
-                    self._turn_source()
+                    if isinstance(ev, TrackingEvent) and ev.status == TrackingStatus.BOARD_TURNED:
+                        self._turn_source()   # before the incidents after it save their evidence
                 if disagrees:
                     self._anchor_lattice(fr)
                 self._check_unquiet_lock(fr, obs)
