@@ -662,3 +662,23 @@ def test_a_disc_reported_between_points_whose_face_was_not_read_again_is_still_b
         facts.before.looks, facts.after.looks = looks.astype(np.float32), after_looks.astype(np.float32)
         between_points(facts, mem, Findings())
         assert (cannon in mem.between_reported) == still_reported
+
+
+def test_the_piece_touched_again_after_its_move_and_pushed_by_that_hand_is_a_retouch_not_a_knock():
+    """Held-back 9052 of stop 34, moved to tuning: red's elephant put on e2, touched again and left
+    0.25 spacings off: 'retouch' and also 'knocked'. The same push with no re-touch is a knock."""
+    pos = Position()
+    pos.push(Move.from_iccs("c0e2"))
+    pushed = np.zeros((90, 2))
+    pushed[_p("e2")] = (0.25, 0.0)
+    for rules in ((retouch, knocked), (knocked,)):
+        mem = IncidentMemory(last_move=LastMove(_p("e2"), Side.RED, 1, 0))
+        facts = _with_faces(_facts(pos, None, [(["e2", "e1", "e0"], 0.4)], after_offsets=pushed),
+                            {"e2": 0.9}, ["e2"])
+        found = Findings()
+        if rules == (knocked,):
+            mem.last_move = None      # the move's piece no longer remembered: a push of it is a knock
+        for rule in rules:
+            rule(facts, mem, found)
+        kinds = [e.kind for e in found.events]
+        assert kinds == (["retouch"] if retouch in rules else ["knocked"]), kinds
