@@ -326,17 +326,16 @@ def _reaches_edge(hand: np.ndarray, side: Side) -> bool:
     return bool(ranks.min() <= 2) if side == Side.RED else bool(ranks.max() >= 7)
 
 
-def _attributed(episode: Episode, side: Side) -> list:
+def _attributed(episode: Episode, side: Side, by_entry: bool = False) -> list:
     """The episode's frames with a hand that may be `side`'s, its region in each.
 
     A hand reaches in from its player's edge, so a region running down to red's edge may be
-    red's. A region across the whole board runs to both edges; the hand that made it came in
-    from one of them, and is seen there first: while the region that came in over one player's
-    edge alone (and no farther) still runs back to that edge, it is that player's hand, not the
-    other's with its fingertips where the arm enters (held-back 9065 of stop 34, moved to
-    tuning: red's hand reached to h8 over red's edge, its region seen over ranks 0-9; read as
-    black's, with black's 'fingertips' on the cannon h0 at red's edge for 0.68 s, 'black touched
-    h0' at black's next move)."""
+    red's. A region across the whole board runs to both edges, and may be either's. `by_entry`:
+    the hand that made it came in from one of them, and was seen there first: while the region
+    that came in over one player's edge alone (and no farther) still runs back to that edge, it
+    is that player's hand, not the other's with its fingertips where the arm enters (held-back
+    9065 of stop 34, moved to tuning: red's hand reached to h8 over red's edge, its region seen
+    over ranks 0-9; read as black's, black's 'fingertips' sat on the cannon h0 at red's edge)."""
     resting = episode.before.covered
     frames = []
     owner: Side | None = None
@@ -354,20 +353,21 @@ def _attributed(episode: Episode, side: Side) -> list:
         elif owner is not None and not (red if owner == Side.RED else black):
             owner = None   # it left its edge: whatever is seen now may be another hand
         last_f = f
-        if not (red if side == Side.RED else black) or (owner is not None and owner != side):
+        if not (red if side == Side.RED else black) or (by_entry and owner is not None and owner != side):
             continue
         frames.append((f, t, hand))
     return frames
 
 
-def dwells(episode: Episode, side: Side, min_s: float = 0.28) -> list[Dwell]:
+def dwells(episode: Episode, side: Side, min_s: float = 0.28, by_entry: bool = False) -> list[Dwell]:
     """Stretches where `side`'s fingertips stayed over one point for `min_s` or more.
 
     A hand reaching for a piece slows down and rests on it; an arm sweeping
     across the board does not. One-frame jitter of the fingertip point is
     smoothed away (majority of three frames).
+    `by_entry`: only a hand that did not come in over the other player's edge (_attributed).
     """
-    frames = _attributed(episode, side)
+    frames = _attributed(episode, side, by_entry)
     if not frames:
         return []
     tips = [fingertips(c, side) for _, _, c in frames]

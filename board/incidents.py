@@ -84,7 +84,7 @@ class IncidentConfig:
     handled_shift: float = 0.15       # ... and moved less than this (spacings): farther is a knock, not a touch
     handled_standout: float = 1.4     # ... and changed this many times more than any other piece read again
     handled_covered_s: float = 0.2    # ... and lay under a hand this long (a passing arm covers a piece briefly)
-    handled_fingers_s: float = 0.14   # ... and under the mover's fingers this long in all (more than three frames at 25 fps)
+    handled_fingers_s: float = 0.1    # ... and under the mover's fingers this long in all (more than two frames at 25 fps)
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
@@ -1195,14 +1195,13 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         # hardly under the mover's fingers: something else changed it (tuning 8392: red's hand
         # came in over e0 for one frame on its way to e3, the back rank's faces all changed a
         # little under the arm, e0's most, 0.21; the touches this rule found in 112 tuning games
-        # had the fingers over the piece 0.16 s or more, most of them a second; tuning 8823: black's
-        # arm reaching across to b0, its fingers over its own chariot a9 at its edge for a frame
-        # coming in and two going back, 0.12 s, a9's face changed 0.35 under the arm)
+        # had the fingers over the piece 0.16 s or more, most of them a second)
         return None
     if other_hand_longer(s.episode, mover, q, fingers_s):
-        # the other player's hand lay over it longer (an arm first seen across the whole board
-        # may be either player's, board.episode._attributed: held-back 8823, moved to tuning,
-        # black's arm reaching across to b0 read as red's too, over a9 for 1.0 s)
+        # held-back 8823, moved to tuning: black's arm reaching across to b0 read as a hand of
+        # red's over a9 and b9 for 1.0 s, black's fingers over a9 for 0.12 s, a9's face changed
+        # 0.35: 'black touched a9'. (Where the arm came in is not asked here: a true touch had the
+        # fingers over its piece as briefly, tuning 8376, and an arm's side is what this weighs.)
         return None
     return Touch([q], None)
 
@@ -1450,7 +1449,11 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # reached from beyond the edge, is covered only while the fingers are on it); a hand
         # that roamed farther rests on a piece only by staying on it `roam_dwell_s`
         min_s = cfg.lone_dwell_s if span == 0 else cfg.dwell_s if local else cfg.roam_dwell_s
-        for d in dwells(ep, side, min_s):
+        # only a hand that came in over the side to move's own edge (board.episode.dwells
+        # by_entry: held-back 9065 of stop 34, moved to tuning: red's hand reached to h8 over
+        # red's edge, seen over ranks 0-9, and black's 'fingertips' on the cannon h0 at red's edge
+        # for 0.68 s were remembered as a touch, 'black touched h0' at black's next move)
+        for d in dwells(ep, side, min_s, by_entry=True):
             for c in contacts(ep, d, side):
                 if own_piece(s, mem, side, c):
                     if d.seconds < cfg.hover_s and face_unchanged(s, c):

@@ -63,26 +63,27 @@ def _arm(file: int, ranks: range) -> list[tuple[int, int]]:
 
 
 def test_a_hand_seen_coming_in_over_one_players_edge_is_not_the_others_where_it_spans_the_board():
-    """Held-back 9065 of stop 34, moved to tuning: red's hand reached to h8 over red's edge and was
+    """(Asked by_entry.) Held-back 9065 of stop 34, moved to tuning: red's hand reached to h8 over red's edge and was
     seen over ranks 0-9 (a raised hand is seen beyond its fingers); read as black's too, black's
     'fingertips' sat on the cannon h0 at red's edge for 0.68 s: 'black touched h0'."""
     from board.episode import dwells
     growing = [_arm(7, range(0, k)) for k in (2, 4, 6, 8)]
     ep = _hand_over_frames(growing + [_arm(7, range(0, 10))] * 5 + growing[::-1])
-    assert dwells(ep, "black", 0.28) == []
-    assert [d.point for d in dwells(ep, "red", 0.28)] == [9 * 9 + 7]
+    assert dwells(ep, "black", 0.28, by_entry=True) == []
+    assert [d.point for d in dwells(ep, "black", 0.28)] == [7]     # not asked: either player's
+    assert [d.point for d in dwells(ep, "red", 0.28, by_entry=True)] == [9 * 9 + 7]
     # the same from black's edge is black's alone
     growing = [_arm(2, range(10 - k, 10)) for k in (2, 4, 6, 8)]
     ep = _hand_over_frames(growing + [_arm(2, range(0, 10))] * 5 + growing[::-1])
-    assert dwells(ep, "red", 0.28) == []
-    assert [d.point for d in dwells(ep, "black", 0.28)] == [2]
+    assert dwells(ep, "red", 0.28, by_entry=True) == []
+    assert [d.point for d in dwells(ep, "black", 0.28, by_entry=True)] == [2]
 
 
 def test_a_region_first_seen_across_the_whole_board_may_be_either_players_hand():
     from board.episode import dwells
     ep = _hand_over_frames([_arm(4, range(0, 10))] * 10)
-    assert [d.point for d in dwells(ep, "red", 0.28)] == [9 * 9 + 4]
-    assert [d.point for d in dwells(ep, "black", 0.28)] == [4]
+    assert [d.point for d in dwells(ep, "red", 0.28, by_entry=True)] == [9 * 9 + 4]
+    assert [d.point for d in dwells(ep, "black", 0.28, by_entry=True)] == [4]
 
 
 def test_a_hand_that_left_its_edge_no_longer_keeps_the_other_players_hand_out():
@@ -92,4 +93,4 @@ def test_a_hand_that_left_its_edge_no_longer_keeps_the_other_players_hand_out():
     red_in = [_arm(4, range(0, k)) for k in (2, 4)]
     black_in = [_arm(4, range(6, 10)), _arm(4, range(3, 10)), _arm(4, range(3, 10))]
     ep = _hand_over_frames(red_in + black_in)
-    assert [d.point for d in dwells(ep, "black", 0.28)] == [3 * 9 + 4]
+    assert [d.point for d in dwells(ep, "black", 0.28, by_entry=True)] == [3 * 9 + 4]
