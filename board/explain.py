@@ -19,6 +19,8 @@ import numpy as np
 
 from rules import Move, Position
 
+from .turning import turned_points
+
 CLASS_LETTERS: tuple[str, ...] = (".", "K", "A", "B", "N", "R", "C", "P", "k", "a", "b", "n", "r", "c", "p")
 CLASS_INDEX: dict[str, int] = {c: i for i, c in enumerate(CLASS_LETTERS)}
 EMPTY = 0
@@ -81,7 +83,6 @@ class Evidence:
 
     def turned(self) -> "Evidence":
         """The same evidence with red's end and black's swapped (board.turning)."""
-        from .turning import turned_points
         return Evidence(turned_points(self.logp), turned_points(self.visible),
                         None if self.ignore is None else turned_points(self.ignore))
 

@@ -35,6 +35,8 @@ Pure logic, no I/O.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable
@@ -390,7 +392,7 @@ def face_unread(s: SettleFacts, p: int) -> bool:
     """Both settles were looked at and the face on p was not read again (its look the same to the
     bit: nothing changed in its crop), so nothing there moved; without looks nothing is known."""
     b, a = s.before.looks, s.after.looks
-    return b is not None and a is not None and b.shape == a.shape and not point_face_change(b, a, p) >= 0.0
+    return b is not None and a is not None and b.shape == a.shape and math.isnan(point_face_change(b, a, p))
 
 
 def off_point(s: SettleFacts, p: int) -> bool:

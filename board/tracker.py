@@ -351,7 +351,7 @@ class Tracker:
                             self._settle_cfg, self.incidents, held, self._looks)
         outcome = explain_settle(ctx)
         turned: list[Event] = []
-        if outcome is None and self._first_move_turned(kind, reading):
+        if outcome is None and self._first_move_turned(kind, reading, ex):
             turned.append(self._turn_board(last))
             assert self.episode is not None
             episode = self.episode
@@ -374,7 +374,7 @@ class Tracker:
         self.just_settled = True
         return turned + events
 
-    def _first_move_turned(self, kind: SettleKind, reading: SettleReading) -> bool:
+    def _first_move_turned(self, kind: SettleKind, reading: SettleReading, as_read: Explanation) -> bool:
         """The board settled after a hand with no move recorded yet, and nothing explains what it
         shows as read (no move, no disc off its point, no knock: the settle chain found nothing),
         but one legal move explains it read the other way round: red moves first, so red's end is
@@ -385,13 +385,13 @@ class Tracker:
         plies: tuning 8952, 9039). Held-back 9044 of stop 34, moved to tuning: a wooden set in dim
         light on a paper board printed in red, the start as likely from either end (89.0 and 88.5
         nats), black's end kept; red's first move h2c2 read as b7g7 and every move after it turned
-        round, the game lost whole."""
+        round, the game lost whole. `as_read`: the best legal explanation of `reading`."""
         if kind != SettleKind.QUIET or self.record is None or self.moves or self.locked_plies or self.turning_input:
             return False
         if self.settled is None or self.episode is None or not self.episode.hand_seen:
             return False
         pos = self.record.position
-        if not alike_turned(pos) or explain(pos, reading.evidence, self.cfg.explain).explains:
+        if not alike_turned(pos) or as_read.explains:
             return False
         other = explain(pos, reading.evidence.turned(), self.cfg.explain)
         return other.explains and len(other.moves) == 1
@@ -410,11 +410,10 @@ class Tracker:
         def turned(settled: Settled) -> Settled:
             out = settled.turned()
             return replace(out, classes=placement) if self.sync == SyncState.IN_SYNC else out
-        before = self.episode.before
-        self.settled = turned(self.settled)
+        was = self.settled
+        self.settled = turned(was)
         self.episode = replace(self.episode.turned(),
-                               before=self.settled if before is not None and before.frame_index == self.settled.frame_index
-                               else turned(before))
+                               before=self.settled if self.episode.before is was else turned(self.episode.before))
         if self._prev_episode is not None:
             self._prev_episode = replace(self._prev_episode.turned(), before=turned(self._prev_episode.before))
         if self._misread is not None and self.settled.observed is not None:

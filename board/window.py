@@ -59,10 +59,6 @@ class Misread:
     points: np.ndarray       # (90,) bool
     reads_as: np.ndarray     # (90,) class the reader read at each point
 
-    def turned(self) -> "Misread":
-        """The same misreads with red's end and black's swapped (board.turning)."""
-        return Misread(turned_points(self.points), turned_points(self.reads_as))
-
 
 @dataclass
 class SettleReading:

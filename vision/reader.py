@@ -735,6 +735,15 @@ class BoardReader:
         return AnchorResult(best.shift_x, best.shift_y, best.turned, round(gain, 1), fresh=best.fit is not None,
                             explained=round(best.share, 3))
 
+    def _turn_lattice(self) -> None:
+        """The locked lattice turned 180 degrees on the board: red's end where black's was."""
+        assert self.h is not None
+        self.h = self.h @ geo.board_symmetry("rot180")
+        self.h /= self.h[2, 2]
+        self._forget_discs()
+        if self.lock is not None:
+            self.lock.h = self.h.copy()
+
     def turn_board(self) -> bool:
         """Read the board the other way round from now on (the tracker found red's end to be the
         other one at the first move: board.tracker.Tracker._first_move_turned): the lattice turned
@@ -742,12 +751,8 @@ class BoardReader:
         point read again at the next quiet frame. False when no board is locked."""
         if self.h is None:
             return False
-        self.h = self.h @ geo.board_symmetry("rot180")
-        self.h /= self.h[2, 2]
-        if self.lock is not None:
-            self.lock.h = self.h.copy()
+        self._turn_lattice()
         self.lattices += 1
-        self._forget_discs()
         self.hands.reset()
         self._hidden = None
         self.probs = np.ascontiguousarray(self.probs[::-1])
@@ -786,11 +791,7 @@ class BoardReader:
         ll_turned = float(np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum())
         self.start_end = start_orientation(ll_locked, ll_turned, red_halves(red_score(frame_bgr, self.h)))
         if self.start_end.turned:
-            self.h = self.h @ geo.board_symmetry("rot180")
-            self.h /= self.h[2, 2]
-            self._forget_discs()
-            if self.lock is not None:
-                self.lock.h = self.h.copy()
+            self._turn_lattice()
             crops = self._clf.model.extract(frame_bgr, self.h)
         before = self._clf.model.profile
         profile, _ = fit_from_frame(self._clf.model, frame_bgr, self.h, board, name=name)
