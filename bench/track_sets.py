@@ -883,12 +883,9 @@ TUNING: tuple[BenchClip, ...] = (
               {"tilt_deg": 27.5, "azimuth_deg": 10.0, "fov_deg": 50.5, "noise": 3.5, "glare": True, "bump": True}),
     BenchClip(9071, "mat", 8, (("retouch", 5), ("between_points", 7), ("arm_pass", 8)),
               {"tilt_deg": 41.5, "azimuth_deg": 335.0, "fov_deg": 78.0, "blur": 1.7, "noise": 5.4, "glare": True, "shadows": True, "bump": False}),
-)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 35 by bench/draw_clips.py --seed 2026120335 --first 9110 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+    # held back at stop 35 (9110-9139), scored once there and moved here at stop 36 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120336 --first 9140 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9110, "wood", 8, (("arm_pass", 2), ("between_points", 6), ("knocked", 8)),
               {"tilt_deg": 16.5, "azimuth_deg": 240.0, "fov_deg": 70.5, "blur": 1.7, "glare": True, "shadows": True, "bump": False}),
     BenchClip(9111, "cloth", 8, (("retouch", 1), ("knocked", 3), ("arm_pass", 6)),
@@ -948,7 +945,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9138, "plastic", 8, (("knocked", 1), ("retouch", 3), ("arm_pass", 5)),
               {"tilt_deg": 36.5, "azimuth_deg": 315.0, "fov_deg": 59.5, "blur": 2.0, "noise": 4.9, "bump": False}),
     BenchClip(9139, "mat", 8, (("arm_pass", 3), ("retouch", 4), ("touch_move_other", 8)),
-              {"tilt_deg": 42.5, "azimuth_deg": 135.0, "fov_deg": 77.5, "distortion": -0.07, "bump": False}),
+              {"tilt_deg": 42.5, "azimuth_deg": 135.0, "fov_deg": 77.5, "distortion": -0.07, "bump": False}),)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 36 by bench/draw_clips.py --seed 2026120336 --first 9140 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9140, "wood", 8, (("knocked", 4), ("arm_pass", 5), ("retouch", 8)),
+              {"tilt_deg": 34.5, "azimuth_deg": 95.0, "fov_deg": 55.5, "distortion": -0.07, "blur": 1.0, "noise": 6.1, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9141, "cloth", 8, (("retouch", 2), ("arm_pass", 7), ("between_points", 8)),
+              {"tilt_deg": 39.5, "azimuth_deg": 50.0, "fov_deg": 48.0, "distortion": 0.03, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9142, "paper", 8, (("knocked", 2), ("arm_pass", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 20.5, "azimuth_deg": 80.0, "fov_deg": 73.0, "blur": 1.7, "glare": True, "bump": True}),
+    BenchClip(9143, "plastic", 8, (("arm_pass", 2), ("touch_move_other", 3), ("retouch", 5)),
+              {"tilt_deg": 34.5, "azimuth_deg": 195.0, "fov_deg": 58.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9144, "mat", 8, (("between_points", 2), ("arm_pass", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 39.0, "azimuth_deg": 100.0, "fov_deg": 54.5, "distortion": 0.03, "blur": 2.0, "noise": 6.1, "shadows": True, "bump": True}),
+    BenchClip(9145, "wood", 8, (("arm_pass", 1), ("retouch", 2), ("knocked", 6)),
+              {"tilt_deg": 25.5, "azimuth_deg": 300.0, "fov_deg": 58.0, "noise": 4.1, "glare": True, "bump": False}),
+    BenchClip(9146, "cloth", 8, (("arm_pass", 1), ("between_points", 3), ("retouch", 7)),
+              {"tilt_deg": 8.5, "azimuth_deg": 35.0, "fov_deg": 59.5, "distortion": -0.01, "blur": 1.9, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9147, "paper", 8, (("arm_pass", 1), ("retouch", 2), ("between_points", 5)),
+              {"tilt_deg": 39.0, "azimuth_deg": 150.0, "fov_deg": 59.0, "distortion": 0.02, "blur": 1.0, "glare": True, "bump": True}),
+    BenchClip(9148, "plastic", 8, (("touch_move_other", 4), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 15.0, "azimuth_deg": 325.0, "fov_deg": 74.5, "blur": 1.8, "noise": 4.2, "bump": False}),
+    BenchClip(9149, "mat", 8, (("arm_pass", 2), ("touch_move_other", 6), ("between_points", 8)),
+              {"tilt_deg": 35.5, "azimuth_deg": 350.0, "fov_deg": 54.5, "shadows": True, "bump": True}),
+    BenchClip(9150, "wood", 8, (("arm_pass", 3), ("touch_move_other", 6), ("retouch", 7)),
+              {"tilt_deg": 37.0, "azimuth_deg": 115.0, "fov_deg": 68.5, "noise": 2.1, "bump": True}),
+    BenchClip(9151, "cloth", 8, (("retouch", 2), ("between_points", 3), ("arm_pass", 4)),
+              {"tilt_deg": 7.0, "azimuth_deg": 0.0, "fov_deg": 49.0, "distortion": 0.04, "glare": True, "bump": True}),
+    BenchClip(9152, "paper", 8, (("arm_pass", 2), ("retouch", 5), ("knocked", 8)),
+              {"tilt_deg": 23.5, "azimuth_deg": 200.0, "fov_deg": 65.0, "shadows": True, "bump": True}),
+    BenchClip(9153, "plastic", 8, (("arm_pass", 3), ("retouch", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 35.5, "azimuth_deg": 200.0, "fov_deg": 60.0, "distortion": -0.03, "glare": True, "bump": True}),
+    BenchClip(9154, "mat", 8, (("arm_pass", 4), ("retouch", 5), ("touch_move_other", 8)),
+              {"tilt_deg": 22.5, "azimuth_deg": 130.0, "fov_deg": 60.0, "blur": 1.2, "noise": 5.6, "glare": True, "bump": True}),
+    BenchClip(9155, "wood", 8, (("touch_move_other", 4), ("between_points", 6), ("arm_pass", 8)),
+              {"tilt_deg": 13.0, "azimuth_deg": 95.0, "fov_deg": 67.0, "noise": 5.9, "glare": True, "bump": False}),
+    BenchClip(9156, "cloth", 8, (("knocked", 1), ("between_points", 5), ("arm_pass", 6)),
+              {"tilt_deg": 23.5, "azimuth_deg": 260.0, "fov_deg": 51.0, "distortion": -0.11, "bump": True}),
+    BenchClip(9157, "paper", 8, (("touch_move_other", 4), ("knocked", 7), ("arm_pass", 8)),
+              {"tilt_deg": 20.5, "azimuth_deg": 30.0, "fov_deg": 65.0, "bump": True}),
+    BenchClip(9158, "plastic", 8, (("between_points", 1), ("arm_pass", 2), ("touch_move_other", 7)),
+              {"tilt_deg": 13.5, "azimuth_deg": 315.0, "fov_deg": 51.5, "distortion": 0.02, "blur": 1.2, "bump": True}),
+    BenchClip(9159, "mat", 8, (("between_points", 4), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 33.0, "azimuth_deg": 0.0, "fov_deg": 63.0, "bump": True}),
+    BenchClip(9160, "wood", 8, (("touch_move_other", 1), ("arm_pass", 2), ("knocked", 5)),
+              {"tilt_deg": 8.0, "azimuth_deg": 80.0, "fov_deg": 69.0, "noise": 6.0, "bump": True}),
+    BenchClip(9161, "cloth", 8, (("arm_pass", 1), ("between_points", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 20.0, "azimuth_deg": 215.0, "fov_deg": 62.0, "blur": 1.4, "noise": 4.0, "shadows": True, "bump": True}),
+    BenchClip(9162, "paper", 8, (("retouch", 1), ("knocked", 3), ("arm_pass", 4)),
+              {"tilt_deg": 4.0, "azimuth_deg": 190.0, "fov_deg": 68.0, "blur": 1.5, "shadows": True, "bump": True}),
+    BenchClip(9163, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 5), ("retouch", 8)),
+              {"tilt_deg": 31.5, "azimuth_deg": 100.0, "fov_deg": 57.5, "shadows": True, "bump": True}),
+    BenchClip(9164, "mat", 8, (("arm_pass", 3), ("retouch", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 44.0, "azimuth_deg": 40.0, "fov_deg": 62.5, "distortion": -0.05, "shadows": True, "bump": True}),
+    BenchClip(9165, "wood", 8, (("arm_pass", 5), ("touch_move_other", 7), ("between_points", 8)),
+              {"tilt_deg": 33.5, "azimuth_deg": 50.0, "fov_deg": 58.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9166, "cloth", 8, (("knocked", 2), ("arm_pass", 3), ("between_points", 8)),
+              {"tilt_deg": 44.0, "azimuth_deg": 185.0, "fov_deg": 56.5, "blur": 0.6, "noise": 5.5, "shadows": True, "bump": False}),
+    BenchClip(9167, "paper", 8, (("arm_pass", 1), ("between_points", 5), ("retouch", 7)),
+              {"tilt_deg": 19.5, "azimuth_deg": 195.0, "fov_deg": 55.0, "distortion": -0.02, "glare": True, "bump": False}),
+    BenchClip(9168, "plastic", 8, (("knocked", 2), ("retouch", 5), ("arm_pass", 6)),
+              {"tilt_deg": 15.0, "azimuth_deg": 355.0, "fov_deg": 72.5, "glare": True, "bump": False}),
+    BenchClip(9169, "mat", 8, (("arm_pass", 3), ("retouch", 5), ("knocked", 6)),
+              {"tilt_deg": 34.0, "azimuth_deg": 35.0, "fov_deg": 68.0, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
