@@ -808,6 +808,19 @@ class RestOrder:
     picks: list[int]
 
 
+@dataclass(frozen=True)
+class RestsBeforePickUp:
+    """The steps of `touched_before_move` up to judging the rests: `order`, the rests put in order
+    with the move; `limit`, how many rests may be touches (those before the pick-up, less a
+    capture's victim being lifted); `aside`, the indices among them that set the victim down
+    beyond the board's edge; `set_down`, every rest that did so, among them or after the lift."""
+
+    order: RestOrder
+    limit: int
+    aside: set[int]
+    set_down: set[int]
+
+
 class MoverRests:
     """One settle's rests of the mover's hand, and where its fingers may have been over each.
 
@@ -1038,6 +1051,19 @@ class MoverRests:
             return None
         return sum(1 for d in ds if d.frame_end < first[0])
 
+    def before_pick_up(self) -> "RestsBeforePickUp | None":
+        """The rests put in order with the move, how many came before the pick-up less a
+        capture's victim being lifted, and those that set the victim down beyond the edge (None:
+        the hand was never seen near the move)."""
+        order = self.order()
+        pick = self.pick_up(order)
+        if pick is None:
+            return None
+        limit, aside = self.victim_lift(order, pick)
+        # rests from the victim's lift to the pick-up at the board's side edge carried it there
+        carried = {i for i in range(limit, pick) if self.rests[i].point % 9 in (0, 8)}
+        return RestsBeforePickUp(order, limit, aside, aside | carried)
+
     def victim_lift(self, order: RestOrder, limit: int) -> tuple[int, set[int]]:
         """A capture's victim came off before the pick-up: rests from its lift on are no touches.
         Returns the rests that may be touches (how many) and those among them that set the victim
@@ -1164,12 +1190,23 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     rests = MoverRests(s, mem, knocked)
     if not rests.hand_seen_at_destination():
         return rests.touch_before_unseen_move()
-    order = rests.order()
-    limit = rests.pick_up(order)
-    if limit is None:
+    before = rests.before_pick_up()
+    if before is None:
         return None
-    limit, aside = rests.victim_lift(order, limit)
-    return rests.first_touch(limit, order.early, order.picks, aside)
+    return rests.first_touch(before.limit, before.order.early, before.order.picks, before.aside)
+
+
+def victim_set_down_beside(s: SettleFacts, mem: IncidentMemory, knocked: set[int], q: int) -> bool:
+    """The mover set the capture's victim down beyond the board's edge beside point q: the disc
+    lying there reaches into q's crop, and the hand setting it down hung over q, so q's face
+    changed with nobody touching it (held-back 9114 of stop 35, moved to tuning: red's cannon
+    took the soldier c6, the hand carried it to beyond the corner i0 and rested there 0.28 s; the
+    chariot i0's face changed 0.33: 'red touched i0')."""
+    rests = MoverRests(s, mem, knocked)
+    if not rests.capture or not rests.hand_seen_at_destination():
+        return False
+    before = rests.before_pick_up()
+    return before is not None and any(king_steps(rests.rests[i].point, q) <= 1 for i in before.set_down)
 
 
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
@@ -1188,6 +1225,8 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
+    if victim_set_down_beside(s, mem, knocked, q):
+        return None
     # only while the move was being made: a hand leaving after it put the piece down passes over
     # pieces on its way out (held-back 8839, moved to tuning: black's cannon put down on b2, the
     # fingertips over c6 for a frame on the way back to black's edge, c6's face changed 0.39:

@@ -10,7 +10,7 @@ record of what it has reported (a knocked piece is reported once).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def disc_off_point(evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig,
 
 def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.ndarray,
                           cfg: IncidentConfig, offsets_before: np.ndarray | None = None,
-                          ties_to_nearer: bool = False) -> Move | None:
+                          ties_to_nearer: bool = False, rests: Sequence[int] = ()) -> Move | None:
     """The one move of `dests` whose destination is the legal one nearest a disc seen off the
     points (an empty reading whose offset says where the disc lies): within `disc_reach` of it
     and clearly nearer than any other legal destination. None if none or several. A disc half
@@ -138,12 +138,16 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
     `ties_to_nearer`, a disc about as near two legal destinations is put down for the nearer.
     A disc about as near the piece's own point as any destination names none (held-back 8837,
     moved to tuning: a circle read 0.59 from g7 and 0.62 from the emptied h7 beside the cannon's
-    real disc by h2 made two candidates, and neither was taken)."""
+    real disc by h2 made two candidates, and neither was taken). Of discs by several destinations,
+    those within a step of one of the mover's `rests` (points) are the one the hand put down
+    (held-back 9130 of stop 35, moved to tuning: a cannon left half way between b2 and c2, where
+    the hand rested, and a circle read in the river by d5, where no hand came; neither was taken,
+    the cannon was 'knocked off the board' and black's reply was lost)."""
     if not dests:
         return None
     places = np.array([(m.to_sq % 9, m.to_sq // 9) for m in dests], dtype=np.float64)
     origins = {m.from_sq for m in dests}
-    hits: set[int] = set()
+    hits: dict[int, list[np.ndarray]] = {}
     for disc in _discs_off_points(dests, evidence, offsets, cfg, offsets_before):
         dist = np.linalg.norm(places - disc, axis=1)
         order = np.argsort(dist)
@@ -155,8 +159,12 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
                 continue    # about as near the piece's own point: pushed off it, or a circle there
         if len(order) > 1 and dist[order[1]] - dist[order[0]] < cfg.disc_clear and not ties_to_nearer:
             continue
-        hits.add(int(order[0]))
-    return dests[hits.pop()] if len(hits) == 1 else None
+        hits.setdefault(int(order[0]), []).append(disc)
+    if len(hits) > 1 and rests:
+        at_rest = {i: discs for i, discs in hits.items()
+                   if any(max(abs(d[0] - r % 9), abs(d[1] - r // 9)) <= 1.0 for d in discs for r in rests)}
+        hits = at_rest if at_rest else hits
+    return dests[next(iter(hits))] if len(hits) == 1 else None
 
 
 def _discs_off_points(dests: list[Move], evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig,
@@ -205,7 +213,7 @@ def vanished_moves(position: Position, evidence: Evidence, xcfg: ExplainConfig) 
 
 
 def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleConfig,
-                        offsets_before: np.ndarray | None = None) -> Move | None:
+                        offsets_before: np.ndarray | None = None, rests: Sequence[int] = ()) -> Move | None:
     """The candidate move whose destination is the point nearest a disc the reader sees
     near, not on, a point (its reading is empty, its offset says where the disc is), and
     that was not seen there at the last settle (`offsets_before`). The piece left its point and
@@ -215,7 +223,7 @@ def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleC
     chosen, the move went unrecorded, 'knocked' and the reply 'illegal')."""
     return off_point_destination(vanished_moves(position, reading.evidence, cfg.explain),
                                  reading.evidence, reading.offsets, cfg.incidents, offsets_before,
-                                 ties_to_nearer=True)
+                                 ties_to_nearer=True, rests=rests)
 
 
 def capture_under_way(position: Position, evidence: Evidence, xcfg: ExplainConfig) -> bool:
@@ -386,10 +394,10 @@ def vanished_piece(ctx: SettleContext) -> SettleOutcome | None:
     dests = vanished_moves(pos, ev, ctx.cfg.explain)
     if not dests:
         return None
-    choice = off_point_disc_move(pos, ctx.reading, ctx.cfg, ctx.episode.before.offsets)
+    side = Side.from_fen(pos.turn)
+    rests = dwells(ctx.episode, side, ctx.cfg.incidents.dwell_s)
+    choice = off_point_disc_move(pos, ctx.reading, ctx.cfg, ctx.episode.before.offsets, [d.point for d in rests])
     if choice is None:
-        side = Side.from_fen(pos.turn)
-        rests = dwells(ctx.episode, side, ctx.cfg.incidents.dwell_s)
         for d in reversed(rests):
             near = [m for m in dests if king_steps(m.to_sq, d.point) <= 1]
             if len(near) == 1:
@@ -466,7 +474,11 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     record gone from its point with the hand near it: the mover knocked it off the board while
     moving (tuning clip 8317: a cannon's capture sweeps the soldier beside it off). The move is
     recorded and the piece kept in the record (the arbiter has it put back), as `knocked_off`
-    does when nothing else changed."""
+    does when nothing else changed. Tried before `knocked_off`, which sees only the knock when the
+    move's own points are read too unsurely to contradict the record (held-back 9110 of stop 35,
+    moved to tuning: black's cannon, left between a7 and b7, took the soldier a3 and knocked red's
+    cannon b2 0.45 off; a7a3 explained all but b2 by 9.2 nats, yet only the knock was recorded and
+    the move was lost)."""
     ex = ctx.explanation
     if ex.explains or not ex.moves or ex.score < ctx.cfg.explain.accept_gain or len(ex.residual) != 1:
         return None
@@ -560,8 +572,8 @@ EXPLAINERS: tuple[Explainer, ...] = (
     moved_half_way,
     legal_moves,
     vanished_piece,
-    knocked_off,
     move_and_knocked_off,
+    knocked_off,
     moves_with_discs_off_points,
     earlier_move_corrected,
 )

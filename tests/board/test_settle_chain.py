@@ -62,7 +62,7 @@ def test_the_explainers_are_tried_in_the_stated_order():
     assert [e.__name__ for e in EXPLAINERS] == [
         "given_start_position", "off_point_destination_move", "move_and_knocked_aside", "fewer_plies_by_correction",
         "moved_half_way", "legal_moves",
-        "vanished_piece", "knocked_off", "move_and_knocked_off", "moves_with_discs_off_points",
+        "vanished_piece", "move_and_knocked_off", "knocked_off", "moves_with_discs_off_points",
         "earlier_move_corrected"]
 
 
@@ -491,3 +491,45 @@ def test_a_disc_half_way_is_no_move_without_a_hand_or_when_it_lay_there_before_o
     far = _soldier_half_way_from_i3_to_i4(rec)
     far.offsets[_p("i4")] = (-0.45, 0.0)
     assert moved_half_way(_ctx(rec, far, covered=("i3", "i4"))) is None
+
+
+def test_a_move_read_unsurely_beside_a_sure_knock_is_recorded_with_the_knock_not_the_knock_alone():
+    # held-back 9110 of stop 35, moved to tuning: black's cannon took the soldier a3 and knocked
+    # red's cannon b2 off; the capture read as a piece where a piece was (no contradiction) and
+    # the emptied point read unsurely, so only the knock contradicted the record. a7a3 explained
+    # all but b2, yet only the knock was recorded and the move was lost.
+    rec = GameRecord.starting(Position())
+    board = _after(rec.position, "h2h9")
+    board[_p("i6")] = 0
+    reading = _reading(board)
+    probs = np.exp(reading.evidence.logp)
+    probs[_p("h2")] = 0.002
+    probs[_p("h2"), 0] = 0.6                              # the emptied point read unsurely
+    probs[_p("h2"), board_classes(rec.position)[_p("h2")]] = 0.3
+    ctx = _ctx(rec, SettleReading(Evidence(log_readings(probs), np.ones(90, bool)), reading.offsets),
+               covered=["h8", "h9", "i8", "i7"])
+    assert ctx.evidence.contradictions(board_classes(rec.position), ctx.cfg.explain.contradiction) == [_p("i6")]
+    assert [m.iccs() for m in ctx.explanation.moves] == ["h2h9"] and ctx.explanation.residual == [_p("i6")]
+    assert knocked_off(ctx) is not None                   # the knock alone, as the step before saw it
+    out = explain_settle(ctx)
+    assert out is not None and out.step == "move_and_knocked_off"
+    assert [m.iccs() for m in out.explanation.moves] == ["h2h9"]
+    assert [(e.kind, e.points) for e in out.events] == [("knocked", [_p("i6")])]
+
+
+def test_of_two_discs_off_the_points_the_one_the_movers_hand_put_down_names_the_vanished_pieces_place():
+    # held-back 9130 of stop 35, moved to tuning: red's cannon left half way between b2 and c2
+    # where the hand rested, and a circle read in the river where no hand came; neither was
+    # taken, the cannon was 'knocked off the board' and black's reply lost
+    rec = GameRecord.starting(Position())
+    board = _after(rec.position, "b2b5")
+    board[_p("b5")] = 0
+    offsets = np.zeros((90, 2))
+    offsets[_p("b5")] = (0.5, 0.0)                        # the cannon, half way to c5
+    offsets[_p("c5")] = (-0.5, 0.0)
+    offsets[_p("e2")] = (0.0, 0.5)                        # a circle half way to e3, by no hand
+    reading = _reading(board, offsets)
+    assert vanished_piece(_ctx(rec, reading)) is None     # two discs, no hand: neither
+    out = vanished_piece(_ctx(rec, reading, covered=["b0", "b1", "b2", "b3", "b4", "b5"]))
+    assert out is not None and out.between == Move.from_iccs("b2b5")
+    assert vanished_piece(_ctx(rec, reading, covered=["e0", "e1", "e2"])).between == Move.from_iccs("b2e2")

@@ -924,3 +924,30 @@ def test_the_reply_made_in_the_same_stretch_of_hands_is_judged_for_a_touch_too()
     # red's hand on h2 before black had moved is no touch of red's next move
     ev = _settle(IncidentTracker(), pos, "a9a8 i3i4", [red_touch, ([], 0.2)] + black + [([], 0.2)] + red_move)
     assert _touches(ev) == []
+
+
+def test_an_own_piece_whose_face_changed_beside_the_victim_set_down_beyond_the_corner_was_not_touched():
+    # held-back 9114 of stop 35, moved to tuning: red's cannon c2 takes the soldier c6. The hand
+    # lifts the soldier, carries it to the corner beyond i0 and rests there 0.28 s setting it
+    # down, then takes the cannon. The chariot i0's face changed 0.33 (the hand hung over it, the
+    # soldier lies in its crop): 'red touched i0'
+    pos = Position()
+    for mv in ("h2c2", "h9g7"):
+        pos.push(Move.from_iccs(mv))
+    lift = [(["c0", "c1", "c2", "c3", "c4", "c5"], 0.12), (["c0", "c1", "c2", "c3", "c4", "c5", "c6"], 0.4)]
+    carry = [(["e0", "e1", "e2", "e3", "e4"], 0.08), (["g0", "g1", "g2", "g3"], 0.08), (["h0", "h1"], 0.08)]
+    set_down = (["i0"], 0.32)
+    back = [(["f0", "f1"], 0.08), (["d0", "d1", "d2"], 0.08)]
+    take = [(["c0", "c1", "c2"], 0.32), (["c0", "c1", "c2", "c3", "c4", "c5", "c6"], 0.44)]
+    ev = _settle(IncidentTracker(), pos, "c2c6", lift + carry + [set_down] + back + take,
+                 looks_changed={"i0": 0.33})
+    assert _touches(ev) == []
+    # the same hand and face without a capture to set down: the rest at i0 is a touch
+    quiet = Position()
+    quiet.push(Move.from_iccs("h2c2"))
+    quiet.push(Move.from_iccs("h9g7"))
+    quiet.push(Move.from_iccs("c3c4"))
+    quiet.push(Move.from_iccs("c6c5"))
+    ev = _settle(IncidentTracker(), quiet, "c2c3", carry[::-1] + [set_down] + back + take[:1]
+                 + [(["c0", "c1", "c2", "c3"], 0.44)], looks_changed={"i0": 0.33})
+    assert _touches(ev) == [sorted([_p("i0"), _p("c2")])]
