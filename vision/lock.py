@@ -41,7 +41,6 @@ class LockConfig(CheckedSettings):
     fit_iters: int = 3               # robust line-fit iterations of a refit
     lattice_share: float = 0.6       # a followed slide must still pass the lattice test at this share of the found score
     all_hidden: float = 0.95         # a share of points reported hidden that no hand reaches: the view moved under the hand detector
-    arm_points: int = 12             # this many points hidden is an arm across the board: the lock is checked, not refitted
     ridge: RidgeConfig = DEFAULT_RIDGE
 
 
@@ -122,17 +121,7 @@ class LockKeeper:
                     self.h = h2
                     return LockResult(True, h2, s2, moved, slid=True)
             return LockResult(False, self.h, support, moved)
-        # Under an arm across the board the lock is checked, not refitted: the arm's edges and
-        # shadow make ridges of their own beside the lines it leaves in view, and refits on those
-        # walked the lock a tenth of a spacing a frame with nothing moved (tuning 8317: a dark
-        # sleeve across the board; the hand detector, rectifying by the wandering lock, put a
-        # black hand's fingertips at rest three ranks short of the piece it lifted). A knock
-        # still loses the lines and is followed as a slide. A hand over a few points leaves the
-        # refits be: the hand detector's lattice check on the points it left wants the lock
-        # true to a fraction of a pixel (8317 again: a moved elephant's points held as a hand
-        # for a second and a half, the move and its re-touch merged into one stretch).
-        arm = hidden is not None and int(np.count_nonzero(hidden)) >= cfg.arm_points and bool(use.sum() < len(use))
-        if moved > cfg.refit_px and not arm and self._fittable(use, near):
+        if moved > cfg.refit_px and self._fittable(use, near):
             self.h = self._fit(m, use, near)
         return LockResult(True, self.h, support, moved)
 

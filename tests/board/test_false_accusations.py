@@ -142,6 +142,12 @@ def test_while_the_pose_moves_only_a_hand_at_rest_where_it_was_is_kept():
     # the hand moving meanwhile: its overlap with where it was (one point) is no hand
     # (tuning clip 8317: a9 alone read as a rest for 0.36 s, 'a touch')
     assert not watch.hands(flags("a9", "b9"), unsteady=True).any()
+    # the hand reaching on over new points while an arm across the board walks the lock: held to
+    # where it was, its fingertips would rest there (tuning 8317: black's hand going on to g3
+    # held at d6 for 0.44 s, 'a touch of e6')
+    watch = CameraWatch()
+    assert watch.hands(flags(*hand), unsteady=False).sum() == 10
+    assert not watch.hands(flags(*hand, "c6", "d6", "e6", "d5", "e5"), unsteady=True).any()
 
 
 def test_a_steady_camera_is_never_unsteady_and_a_slide_is_for_settle_s():
