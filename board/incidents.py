@@ -813,12 +813,14 @@ class RestsBeforePickUp:
     """The steps of `touched_before_move` up to judging the rests: `order`, the rests put in order
     with the move; `limit`, how many rests may be touches (those before the pick-up, less a
     capture's victim being lifted); `aside`, the indices among them that set the victim down
-    beyond the board's edge; `set_down`, every rest that did so, among them or after the lift."""
+    beyond the board's edge (the lift too quick for a rest of its own, so only where it must have
+    been); `carried`, the rests at the board's side edge after a rest seen lifting the victim and
+    before the pick-up, which set it down beyond that edge."""
 
     order: RestOrder
     limit: int
     aside: set[int]
-    set_down: set[int]
+    carried: set[int]
 
 
 class MoverRests:
@@ -1062,7 +1064,7 @@ class MoverRests:
         limit, aside = self.victim_lift(order, pick)
         # rests from the victim's lift to the pick-up at the board's side edge carried it there
         carried = {i for i in range(limit, pick) if self.rests[i].point % 9 in (0, 8)}
-        return RestsBeforePickUp(order, limit, aside, aside | carried)
+        return RestsBeforePickUp(order, limit, aside, carried)
 
     def victim_lift(self, order: RestOrder, limit: int) -> tuple[int, set[int]]:
         """A capture's victim came off before the pick-up: rests from its lift on are no touches.
@@ -1201,12 +1203,15 @@ def victim_set_down_beside(s: SettleFacts, mem: IncidentMemory, knocked: set[int
     lying there reaches into q's crop, and the hand setting it down hung over q, so q's face
     changed with nobody touching it (held-back 9114 of stop 35, moved to tuning: red's cannon
     took the soldier c6, the hand carried it to beyond the corner i0 and rested there 0.28 s; the
-    chariot i0's face changed 0.33: 'red touched i0')."""
+    chariot i0's face changed 0.33: 'red touched i0'). Only after a rest seen lifting the victim:
+    a side-edge rest put down to a lift too quick to be seen may be a touch (held-back 9132 of
+    stop 35, moved to tuning: black's fingertips crossed the victim's point b9 coming in, then
+    rested 1.0 s on the soldier a6, its face changed 0.56, and took the capture in one rest)."""
     rests = MoverRests(s, mem, knocked)
     if not rests.capture or not rests.hand_seen_at_destination():
         return False
     before = rests.before_pick_up()
-    return before is not None and any(king_steps(rests.rests[i].point, q) <= 1 for i in before.set_down)
+    return before is not None and any(king_steps(rests.rests[i].point, q) <= 1 for i in before.carried)
 
 
 def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
