@@ -1183,13 +1183,12 @@ class MoverRests:
         return None
 
 
-def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
+def touched_before_move(rests: MoverRests) -> Touch | None:
     """The mover's rest on another own unmoved piece before the rest that picked up the moved one.
 
     In steps: put the rests in order with the move (which picked the piece up, which put it
     down), count the rests before the pick-up, less a capture's victim being lifted, and judge
     those in turn."""
-    rests = MoverRests(s, mem, knocked)
     if not rests.hand_seen_at_destination():
         return rests.touch_before_unseen_move()
     before = rests.before_pick_up()
@@ -1198,7 +1197,7 @@ def touched_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
     return rests.first_touch(before.limit, before.order.early, before.order.picks, before.aside)
 
 
-def victim_set_down_beside(s: SettleFacts, mem: IncidentMemory, knocked: set[int], q: int) -> bool:
+def victim_set_down_beside(rests: MoverRests, q: int) -> bool:
     """The mover set the capture's victim down beyond the board's edge beside point q: the disc
     lying there reaches into q's crop, and the hand setting it down hung over q, so q's face
     changed with nobody touching it (held-back 9114 of stop 35, moved to tuning: red's cannon
@@ -1207,17 +1206,17 @@ def victim_set_down_beside(s: SettleFacts, mem: IncidentMemory, knocked: set[int
     a side-edge rest put down to a lift too quick to be seen may be a touch (held-back 9132 of
     stop 35, moved to tuning: black's fingertips crossed the victim's point b9 coming in, then
     rested 1.0 s on the soldier a6, its face changed 0.56, and took the capture in one rest)."""
-    rests = MoverRests(s, mem, knocked)
     if not rests.capture or not rests.hand_seen_at_destination():
         return False
     before = rests.before_pick_up()
     return before is not None and any(king_steps(rests.rests[i].point, q) <= 1 for i in before.carried)
 
 
-def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) -> Touch | None:
+def handled_before_move(rests: MoverRests) -> Touch | None:
     """The piece a hand handled in this episode (handled_piece), when it is another own unmoved
     piece the mover's fingers came near: the hand turned or pushed it, so it was touched, where no
     rest was read on it (the fingertips read a point off, or alternating between two points)."""
+    s, mem, knocked = rests.s, rests.mem, rests.knocked
     mover = s.mover
     assert mover is not None
     m = s.moves[0]
@@ -1230,7 +1229,7 @@ def handled_before_move(s: SettleFacts, mem: IncidentMemory, knocked: set[int]) 
         return None
     if not own_piece(s, mem, mover, q):
         return None     # the opponent's piece: a knock nobody measured, no touch
-    if victim_set_down_beside(s, mem, knocked, q):
+    if victim_set_down_beside(rests, q):
         return None
     # only while the move was being made: a hand leaving after it put the piece down passes over
     # pieces on its way out (held-back 8839, moved to tuning: black's cannon put down on b2, the
@@ -1410,13 +1409,14 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
     assert mover is not None
     m = s.moves[0]
     moved = s.moved_points
-    touch = touched_before_move(s, mem, found.knocked)
+    rests = MoverRests(s, mem, found.knocked)
+    touch = touched_before_move(rests)
     if touch is None and remembered and mem.last_episode is not None and not dwells(s.episode, mover, 0.0):
         # the mover's hand was never over the board in this episode: the move was made in
         # the last one, the board read settled before the reply was (tuning clip 8362: red's
         # move and black's reply in one stretch of hands, the settle explained by red's move
         # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
-        touch = touched_before_move(replace(s, episode=mem.last_episode), mem, found.knocked)
+        touch = touched_before_move(MoverRests(replace(s, episode=mem.last_episode), mem, found.knocked))
     if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch) or pick_up_read_short(s, touch)):
         touch = None
     from_pending: dict[str, int] | None = None
@@ -1439,7 +1439,7 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
                 from_pending = pt.frames
                 break
     if touch is None:
-        touch = handled_before_move(s, mem, found.knocked)
+        touch = handled_before_move(rests)
     if touch is not None:
         frames = evidence_frames(cfg, s.episode, s.after, touch.points[0])
         if touch.dwell is not None:

@@ -172,6 +172,7 @@ def test_the_locks_own_refit_is_no_camera_move_but_a_knock_the_hand_detector_see
     h_refit = shifted(h, 1.2, 0.0)                # 0.02 spacings
     assert not watch.unsteady(0.04, h_refit)
     knock = HandDetector().bump_spacings
+    assert CameraConfig().moved == knock      # one threshold for a knock, in the detector and here
     assert watch.unsteady(0.08, shifted(h_refit, 60.0 * knock * 1.01, 0.0))
 
 

@@ -323,4 +323,3 @@ def test_an_audit_keeps_a_lock_near_the_lattice_it_finds_and_replaces_one_well_o
         reader._search_for_better(img, gray, 1.0)
         assert (reader.lattice_replaced - before == 1) == taken, dx
         assert np.allclose(reader.h, good if taken else lock)
-
