@@ -945,12 +945,10 @@ TUNING: tuple[BenchClip, ...] = (
     BenchClip(9138, "plastic", 8, (("knocked", 1), ("retouch", 3), ("arm_pass", 5)),
               {"tilt_deg": 36.5, "azimuth_deg": 315.0, "fov_deg": 59.5, "blur": 2.0, "noise": 4.9, "bump": False}),
     BenchClip(9139, "mat", 8, (("arm_pass", 3), ("retouch", 4), ("touch_move_other", 8)),
-              {"tilt_deg": 42.5, "azimuth_deg": 135.0, "fov_deg": 77.5, "distortion": -0.07, "bump": False}),)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 36 by bench/draw_clips.py --seed 2026120336 --first 9140 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+              {"tilt_deg": 42.5, "azimuth_deg": 135.0, "fov_deg": 77.5, "distortion": -0.07, "bump": False}),
+    # held back at stop 36 (9140-9169), scored once there and moved here at stop 37 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120337 --first 9170 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9140, "wood", 8, (("knocked", 4), ("arm_pass", 5), ("retouch", 8)),
               {"tilt_deg": 34.5, "azimuth_deg": 95.0, "fov_deg": 55.5, "distortion": -0.07, "blur": 1.0, "noise": 6.1, "glare": True, "shadows": True, "bump": True}),
     BenchClip(9141, "cloth", 8, (("retouch", 2), ("arm_pass", 7), ("between_points", 8)),
@@ -1010,7 +1008,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9168, "plastic", 8, (("knocked", 2), ("retouch", 5), ("arm_pass", 6)),
               {"tilt_deg": 15.0, "azimuth_deg": 355.0, "fov_deg": 72.5, "glare": True, "bump": False}),
     BenchClip(9169, "mat", 8, (("arm_pass", 3), ("retouch", 5), ("knocked", 6)),
-              {"tilt_deg": 34.0, "azimuth_deg": 35.0, "fov_deg": 68.0, "bump": True}),
+              {"tilt_deg": 34.0, "azimuth_deg": 35.0, "fov_deg": 68.0, "bump": True}),)
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 37 by bench/draw_clips.py --seed 2026120337 --first 9170 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9170, "wood", 8, (("between_points", 4), ("arm_pass", 5), ("touch_move_other", 8)),
+              {"tilt_deg": 29.5, "azimuth_deg": 315.0, "fov_deg": 68.0, "noise": 5.8, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9171, "cloth", 8, (("knocked", 2), ("touch_move_other", 3), ("arm_pass", 7)),
+              {"tilt_deg": 33.5, "azimuth_deg": 90.0, "fov_deg": 56.5, "shadows": True, "bump": True}),
+    BenchClip(9172, "paper", 8, (("between_points", 3), ("arm_pass", 6), ("knocked", 8)),
+              {"tilt_deg": 36.0, "azimuth_deg": 280.0, "fov_deg": 59.5, "blur": 1.1, "bump": True}),
+    BenchClip(9173, "plastic", 8, (("touch_move_other", 1), ("arm_pass", 2), ("knocked", 8)),
+              {"tilt_deg": 29.5, "azimuth_deg": 150.0, "fov_deg": 59.0, "distortion": 0.05, "shadows": True, "bump": True}),
+    BenchClip(9174, "mat", 8, (("between_points", 3), ("arm_pass", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 19.5, "azimuth_deg": 70.0, "fov_deg": 49.5, "noise": 3.4, "bump": True}),
+    BenchClip(9175, "wood", 8, (("touch_move_other", 1), ("between_points", 2), ("arm_pass", 4)),
+              {"tilt_deg": 20.5, "azimuth_deg": 285.0, "fov_deg": 76.5, "blur": 1.6, "shadows": True, "bump": True}),
+    BenchClip(9176, "cloth", 8, (("arm_pass", 3), ("retouch", 5), ("between_points", 8)),
+              {"tilt_deg": 22.5, "azimuth_deg": 270.0, "fov_deg": 53.5, "blur": 0.6, "noise": 5.3, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9177, "paper", 8, (("retouch", 4), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 7.0, "azimuth_deg": 20.0, "fov_deg": 71.5, "blur": 0.6, "noise": 4.6, "glare": True, "bump": True}),
+    BenchClip(9178, "plastic", 8, (("retouch", 1), ("between_points", 6), ("arm_pass", 8)),
+              {"tilt_deg": 38.5, "azimuth_deg": 40.0, "fov_deg": 56.5, "distortion": 0.03, "blur": 0.8, "bump": True}),
+    BenchClip(9179, "mat", 8, (("retouch", 3), ("arm_pass", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 33.0, "azimuth_deg": 205.0, "fov_deg": 55.0, "blur": 1.0, "noise": 4.1, "shadows": True, "bump": True}),
+    BenchClip(9180, "wood", 8, (("retouch", 4), ("knocked", 7), ("arm_pass", 8)),
+              {"tilt_deg": 17.0, "azimuth_deg": 315.0, "fov_deg": 62.0, "distortion": -0.04, "glare": True, "bump": True}),
+    BenchClip(9181, "cloth", 8, (("knocked", 1), ("arm_pass", 3), ("touch_move_other", 4)),
+              {"tilt_deg": 18.5, "azimuth_deg": 330.0, "fov_deg": 77.5, "noise": 3.4, "glare": True, "bump": True}),
+    BenchClip(9182, "paper", 8, (("retouch", 3), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 30.5, "azimuth_deg": 330.0, "fov_deg": 51.5, "distortion": -0.1, "glare": True, "bump": True}),
+    BenchClip(9183, "plastic", 8, (("between_points", 5), ("retouch", 7), ("arm_pass", 8)),
+              {"tilt_deg": 40.0, "azimuth_deg": 110.0, "fov_deg": 62.5, "blur": 1.7, "noise": 4.4, "bump": True}),
+    BenchClip(9184, "mat", 8, (("touch_move_other", 4), ("arm_pass", 5), ("knocked", 8)),
+              {"tilt_deg": 26.0, "azimuth_deg": 325.0, "fov_deg": 65.5, "noise": 2.4, "glare": True, "bump": False}),
+    BenchClip(9185, "wood", 8, (("arm_pass", 1), ("retouch", 2), ("knocked", 6)),
+              {"tilt_deg": 35.5, "azimuth_deg": 335.0, "fov_deg": 46.0, "blur": 1.3, "noise": 6.3, "bump": False}),
+    BenchClip(9186, "cloth", 8, (("touch_move_other", 2), ("arm_pass", 6), ("between_points", 8)),
+              {"tilt_deg": 6.5, "azimuth_deg": 125.0, "fov_deg": 66.5, "noise": 2.2, "bump": True}),
+    BenchClip(9187, "paper", 8, (("arm_pass", 2), ("touch_move_other", 6), ("knocked", 8)),
+              {"tilt_deg": 22.0, "azimuth_deg": 65.0, "fov_deg": 78.0, "distortion": -0.09, "noise": 5.9, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9188, "plastic", 8, (("arm_pass", 1), ("retouch", 5), ("between_points", 8)),
+              {"tilt_deg": 38.0, "azimuth_deg": 285.0, "fov_deg": 74.0, "distortion": -0.06, "blur": 0.6, "bump": True}),
+    BenchClip(9189, "mat", 8, (("knocked", 2), ("arm_pass", 3), ("touch_move_other", 8)),
+              {"tilt_deg": 31.5, "azimuth_deg": 95.0, "fov_deg": 64.5, "shadows": True, "bump": False}),
+    BenchClip(9190, "wood", 8, (("touch_move_other", 2), ("arm_pass", 3), ("retouch", 4)),
+              {"tilt_deg": 39.5, "azimuth_deg": 285.0, "fov_deg": 61.0, "distortion": 0.03, "blur": 1.3, "noise": 2.5, "bump": True}),
+    BenchClip(9191, "cloth", 8, (("arm_pass", 2), ("knocked", 3), ("between_points", 8)),
+              {"tilt_deg": 44.0, "azimuth_deg": 255.0, "fov_deg": 69.5, "distortion": 0.01, "glare": True, "bump": False}),
+    BenchClip(9192, "paper", 8, (("between_points", 2), ("arm_pass", 4), ("knocked", 7)),
+              {"tilt_deg": 19.0, "azimuth_deg": 15.0, "fov_deg": 68.0, "noise": 4.6, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9193, "plastic", 8, (("between_points", 4), ("arm_pass", 7), ("retouch", 8)),
+              {"tilt_deg": 21.0, "azimuth_deg": 45.0, "fov_deg": 51.0, "blur": 1.6, "noise": 4.3, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9194, "mat", 8, (("touch_move_other", 2), ("knocked", 5), ("arm_pass", 8)),
+              {"tilt_deg": 20.5, "azimuth_deg": 100.0, "fov_deg": 62.5, "distortion": 0.0, "bump": True}),
+    BenchClip(9195, "wood", 8, (("arm_pass", 2), ("touch_move_other", 3), ("knocked", 7)),
+              {"tilt_deg": 35.0, "azimuth_deg": 255.0, "fov_deg": 59.0, "distortion": -0.07, "noise": 4.2, "glare": True, "bump": True}),
+    BenchClip(9196, "cloth", 8, (("retouch", 4), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 38.5, "azimuth_deg": 45.0, "fov_deg": 76.5, "distortion": -0.01, "blur": 1.1, "bump": True}),
+    BenchClip(9197, "paper", 8, (("retouch", 2), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 11.5, "azimuth_deg": 135.0, "fov_deg": 60.0, "distortion": 0.03, "noise": 3.8, "glare": True, "bump": False}),
+    BenchClip(9198, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 2), ("retouch", 6)),
+              {"tilt_deg": 13.0, "azimuth_deg": 50.0, "fov_deg": 52.0, "blur": 1.7, "noise": 2.5, "glare": True, "bump": True}),
+    BenchClip(9199, "mat", 8, (("arm_pass", 1), ("retouch", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 75.0, "blur": 1.9, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
