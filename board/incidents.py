@@ -89,6 +89,7 @@ class IncidentConfig:
     handled_fingers_s: float = 0.1    # ... and under the mover's fingers this long in all (more than two frames at 25 fps)
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
+    beside_same: float = 0.1          # ... and a face right beside the moved piece, under the hand picking it up (rest_a_point_off)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
     knocked_other_shift: float = 0.08  # ... an opponent's disc so turned, alone, and moved this much was knocked
     under_way: float = 0.4            # with no move recorded, a disc of the side to move this far off its point (spacings) ...
@@ -309,15 +310,42 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     the arm, none alone). A piece beside a point a piece left or came to must change further
     (`handled_beside`): the moved disc's side and shadow reach into its crop. A disc that moved
     farther than a touch pushes one (`handled_shift`) was knocked or put right."""
-    before, after, cfg, faces = s.before, s.after, s.cfg, s.faces
+    faces = s.faces
     if faces is None:
         return None
-    change, seen, unmoved, steady = faces.change, faces.seen, faces.unmoved, faces.steady
-    was, now = before.classes.astype(int), after.classes.astype(int)
-    read_again = steady & (now == was)                             # unmoved discs read again as the same piece
+    change, steady, now = faces.change, faces.steady, s.after.classes.astype(int)
+    read_again = steady & (now == s.before.classes.astype(int))   # unmoved discs read again as the same piece
     if not read_again.any():
         return None
+    # beside a move: orthogonally next to a point a disc left (its side and shadow were in the
+    # crop), or within a king step of one a disc was put down on (a disc put down may lie off
+    # its point toward a diagonal neighbour, and the hand setting it down presses around it;
+    # tuning clip 8311: the cannon put on d1 changed c0 0.26). A lifted disc a diagonal step
+    # away, 1.4 spacings, leaves no trace in the crop (tuning clip 8368: the soldier c6 touched,
+    # its face changed 0.22, and the cannon b7 moved)
+    by_move = np.array([any(king_steps(q, mv.to_sq) <= 1 or orthogonal_steps(q, mv.from_sq) == 1
+                            for mv in s.moves) for q in range(90)])
     p = int(np.flatnonzero(read_again)[np.argmax(change[read_again])])
+    if _handled(s, p, bool(by_move[p]), np.zeros(90, bool)):
+        return p
+    # a piece away from the move is weighed against the faces away from it too: a face the move
+    # itself changed says nothing of how much faces change anyway (held-back 9165 of stop 36,
+    # moved to tuning: red's fingers on the soldier e3, face 0.94, then the chariot e9 took c9;
+    # the horse b9 beside the capture changed 1.24, and no piece stood out)
+    away = read_again & ~by_move
+    if not away.any():
+        return None
+    q = int(np.flatnonzero(away)[np.argmax(change[away])])
+    return q if q != p and _handled(s, q, False, by_move) else None
+
+
+def _handled(s: SettleFacts, p: int, beside: bool, left_out: np.ndarray) -> bool:
+    """_find_handled_piece's test of the piece on p (`beside` a move or not), its face weighed
+    against the other unmoved discs read again but those `left_out`."""
+    cfg, faces, before, after = s.cfg, s.faces, s.before, s.after
+    assert faces is not None
+    change, seen, unmoved, steady = faces.change, faces.seen, faces.unmoved, faces.steady
+    was, now = before.classes.astype(int), after.classes.astype(int)
     # every other unmoved disc read again counts for how much faces changed anyway, the ones now
     # read as another piece too (a face changed by the same light or arm may tip a reading), and
     # so do the empty points right beside this one: a shadow over the spot changes the printed
@@ -325,22 +353,13 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     # b9 beside it changed 0.24, under the edge of black's arm; b9 'was touched')
     bare_beside = unmoved & (was == EMPTY) & (now == EMPTY) & seen \
         & np.array([king_steps(p, q) == 1 for q in range(90)])
-    compared = (steady | bare_beside) & (np.arange(90) != p)
+    compared = (steady | bare_beside) & (np.arange(90) != p) & ~left_out
     others = change[compared]
-    # beside a move: orthogonally next to a point a disc left (its side and shadow were in the
-    # crop), or within a king step of one a disc was put down on (a disc put down may lie off
-    # its point toward a diagonal neighbour, and the hand setting it down presses around it;
-    # tuning clip 8311: the cannon put on d1 changed c0 0.26). A lifted disc a diagonal step
-    # away, 1.4 spacings, leaves no trace in the crop (tuning clip 8368: the soldier c6 touched,
-    # its face changed 0.22, and the cannon b7 moved)
-    beside = any(king_steps(p, mv.to_sq) <= 1 or orthogonal_steps(p, mv.from_sq) == 1 for mv in s.moves)
     floor = max(cfg.handled_look, cfg.handled_beside if beside else 0.0,
                 cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0,
                 cfg.handled_standout * float(others.max()) if others.size else 0.0)
-    if (change[p] >= floor and disc_shift(s, p) < cfg.handled_shift
-            and covered_seconds(s.episode, p) >= cfg.handled_covered_s):
-        return p
-    return None
+    return bool(change[p] >= floor and disc_shift(s, p) < cfg.handled_shift
+                and covered_seconds(s.episode, p) >= cfg.handled_covered_s)
 
 
 def point_face_change(before: np.ndarray | None, after: np.ndarray | None, p: int) -> float:
@@ -667,7 +686,7 @@ class Touch:
 
 def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     """The rest was read on pieces right beside the moved piece's point or its destination, and
-    each one's face, read again, is exactly as it was (`face_unchanged`): the fingertips were on
+    each one's face, read again, is as it was (`beside_same`): the fingertips were on
     the moved piece, placed a point off by the hand detector (tuning clip 8381: 'touched c3' while
     picking up b2, its face changed 0.02; held-back 8848, moved to tuning: 'touched f9 or d9'
     while taking the general e9 to e8, faces 0.017 and 0.019). True touches read with so little
@@ -747,11 +766,14 @@ def _beside_move_unchanged(s: SettleFacts, p: int, change: float) -> bool:
     (`face_same`; NaN: not read again, no evidence). A touch is a rest before the pick-up, when
     a plain move's destination is still empty: a rest beside it then is on the piece there
     (tuning clip 8383: black's fingers on the advisor f9 for a second, then the horse h9 taken
-    to f8; the nudge left f9's face as it was)."""
+    to f8; the nudge left f9's face as it was). As it was means within `beside_same`: the hand
+    over it blurs its crop's next read a little more than the camera's noise alone (held-back
+    9142 of stop 36, moved to tuning: red's fingertips read at b1 for 0.28 s as the chariot a0
+    was taken to a1, the horse b0 under the hand changed 0.076: 'red touched b0')."""
     m = s.moves[0]
     capture = m.to_sq in s.before_pos.pieces()
     near = king_steps(p, m.from_sq) <= 1 or (capture and king_steps(p, m.to_sq) <= 1)
-    return near and change < s.cfg.face_same
+    return near and change < s.cfg.beside_same
 
 
 def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int]],
@@ -878,6 +900,14 @@ class MoverRests:
             if self.occupied(p):
                 return p
         return None
+
+    def before_hand_over_moved(self, touch: Touch) -> bool:
+        """The touch's rest ended before the mover's hand first came over the moved piece
+        (`_first_over`): it cannot be that piece's pick-up read a point off (held-back 9160 of
+        stop 36, moved to tuning: red's fingers on the soldier c3 for 0.92 s, read there with
+        its face as it was, the hand over b2 only after it; the cannon b2 taken to e2)."""
+        first_over = self._first_over()
+        return touch.dwell is not None and first_over is not None and touch.dwell.frame_end < first_over
 
     def start_of(self, i: int) -> int:
         """The frame rest i began, or the one after the episode when there is no rest i."""
@@ -1409,15 +1439,17 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
     assert mover is not None
     m = s.moves[0]
     moved = s.moved_points
-    rests = MoverRests(s, mem, found.knocked)
+    rests = found_by = MoverRests(s, mem, found.knocked)
     touch = touched_before_move(rests)
     if touch is None and remembered and mem.last_episode is not None and not dwells(s.episode, mover, 0.0):
         # the mover's hand was never over the board in this episode: the move was made in
         # the last one, the board read settled before the reply was (tuning clip 8362: red's
         # move and black's reply in one stretch of hands, the settle explained by red's move
         # alone, black's i9-i7 read 4 frames later; black's rest on h9 came before it)
-        touch = touched_before_move(MoverRests(replace(s, episode=mem.last_episode), mem, found.knocked))
-    if touch is not None and (rest_a_point_off(s, touch) or hovered(s, touch) or pick_up_read_short(s, touch)):
+        found_by = MoverRests(replace(s, episode=mem.last_episode), mem, found.knocked)
+        touch = touched_before_move(found_by)
+    if touch is not None and ((rest_a_point_off(s, touch) and not found_by.before_hand_over_moved(touch))
+                              or hovered(s, touch) or pick_up_read_short(s, touch)):
         touch = None
     from_pending: dict[str, int] | None = None
     if touch is None:

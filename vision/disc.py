@@ -422,6 +422,17 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     # stop 31: a horse put down 0.42 off c2, rim 0.39 off at 0.47 coverage, the model said 0.2)
     shy |= (unsure[k] & ~fit.found & near_size & (set_radius is not None) & ~good
             & (fit.coverage >= cfg.faint_near_coverage) & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk))
+    # a piece read surely on its point whose rim, of the set's known size, lies clearly off it
+    # (`faint_offset`) where the model's offset points, the model saying "far" (`model_level`) and
+    # backing the rim's length (not a rim three times as far as the model says, tuning 8391), the
+    # rim broken below `min_coverage` by glare: only the crop centred on the rim, reading the same
+    # piece surely, makes it the disc (held-back 9168 of stop 36, moved to tuning: black's soldier
+    # g6 knocked 0.36 off on a plastic set under glare, its rim 0.38 off at 0.47 coverage, the
+    # model 0.16: reported 0.15, 'black touched g6'). A crop 0.3 off a disc still reads it surely
+    # (tuning 8360: a horse 0.05 off b9 got a shadow's rim 0.32 off, the model 0.13: 'knocked')
+    faint |= (~unsure[k] & ~ek & ~fit.found & right_size & (set_radius is not None)
+              & (fit.coverage >= cfg.faint_near_coverage) & (fn >= cfg.faint_offset)
+              & (mk >= cfg.model_level) & (mk >= cfg.model_share * fn) & (cos >= cfg.agree_cos))
     ask = shy | near | faint       # disjoint: pieces read unsurely, empty points, pieces read surely
     if ask.any() and classify is not None:
         sub = np.flatnonzero(ask)

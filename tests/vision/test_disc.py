@@ -427,6 +427,47 @@ def test_a_faint_rim_off_an_unsurely_read_point_is_taken_once_the_sets_size_is_k
                                      config=faint), model)
 
 
+def test_a_faint_rim_off_a_surely_read_point_that_the_models_offset_backs_is_taken_where_its_crop_reads_it():
+    """Held-back 9168 of stop 36 (moved to tuning): black's soldier g6 knocked 0.36 spacings off
+    on a plastic set under glare, read surely on its point; its rim 0.38 off, of the set's size,
+    covered only 0.47, and the model's offset 0.16 (long enough to back the rim): reported 0.15,
+    short of a knock, and the knock called a touch. Such a rim is the disc when the crop centred
+    on it reads the same piece surely; not where the model's offset is too short to back it (a
+    soldier 0.14 off its point got a rim 0.48 off, tuning 8391), nor before the set's size is
+    known, nor where the crop reads another piece."""
+    from dataclasses import replace
+
+    from vision.disc import DEFAULT_DISC
+    c6 = 56
+    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
+    pts = np.array([c6])
+    sure = _reading({12: 1.0})
+    backing = np.array([[0.0, -0.2]], np.float32)
+    fit = fit_discs(img, truth.homography, pts)
+    r, cov = float(fit.radius[0]), float(fit.coverage[0])
+    faint = replace(DEFAULT_DISC, min_coverage=cov + 0.05, faint_near_coverage=cov - 0.05)
+
+    def offsets(model: np.ndarray, crop: np.ndarray, radius: float | None = r) -> np.ndarray:
+        return point_offsets(img, truth.homography, pts, sure, model, lambda *a: crop, set_radius=radius,
+                             config=faint)
+
+    seen = offsets(backing, sure)
+    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
+    short = np.array([[0.0, -0.09]], np.float32)
+    assert np.allclose(offsets(short, sure), short)
+    assert np.allclose(offsets(backing, sure, None), backing)
+    assert np.allclose(offsets(backing, _reading({10: 1.0})), backing)
+    # a rim nearer its point is not taken so: a crop 0.3 off a disc still reads it surely (tuning
+    # 8360: a horse 0.05 off b9 got a shadow's rim 0.32 off, faint, and was 'knocked')
+    near_img, near_truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.27),))
+    near_fit = fit_discs(near_img, near_truth.homography, pts)
+    near_cfg = replace(DEFAULT_DISC, min_coverage=float(near_fit.coverage[0]) + 0.05,
+                       faint_near_coverage=float(near_fit.coverage[0]) - 0.05)
+    near = point_offsets(near_img, near_truth.homography, pts, sure, backing, lambda *a: sure,
+                         set_radius=float(near_fit.radius[0]), config=near_cfg)
+    assert np.allclose(near, backing)
+
+
 def test_the_meter_learns_the_radius_from_its_best_rims_when_few_are_clear():
     """Held-back 8952 of stop 31: sensor noise broke up the rims, 5 of 32 discs reached the
     coverage that teaches the radius, and as only a full read fits every disc the radius was never
