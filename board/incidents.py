@@ -89,7 +89,6 @@ class IncidentConfig:
     handled_fingers_s: float = 0.1    # ... and under the mover's fingers this long in all (more than two frames at 25 fps)
     handled_beside_empty: float = 0.1   # ... and no disc just put down beside it reads this likely empty (off its point)
     face_same: float = 0.05           # a face read again that changed less than this is the same face (camera noise)
-    beside_same: float = 0.1          # ... and a face right beside the moved piece, under the hand picking it up (rest_a_point_off)
     knocked_look: float = 0.6         # a disc's face changed this much: it was turned and pushed well off (a knock)
     knocked_other_shift: float = 0.08  # ... an opponent's disc so turned, alone, and moved this much was knocked
     under_way: float = 0.4            # with no move recorded, a disc of the side to move this far off its point (spacings) ...
@@ -686,7 +685,7 @@ class Touch:
 
 def rest_a_point_off(s: SettleFacts, touch: Touch) -> bool:
     """The rest was read on pieces right beside the moved piece's point or its destination, and
-    each one's face, read again, is as it was (`beside_same`): the fingertips were on
+    each one's face, read again, is exactly as it was (`face_unchanged`): the fingertips were on
     the moved piece, placed a point off by the hand detector (tuning clip 8381: 'touched c3' while
     picking up b2, its face changed 0.02; held-back 8848, moved to tuning: 'touched f9 or d9'
     while taking the general e9 to e8, faces 0.017 and 0.019). True touches read with so little
@@ -731,7 +730,7 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     if board_change < s.cfg.handled_look or any(face_change(s, q) >= board_change for q in touch.points):
         return False
     rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover), occupied,
-                         s.cfg.dwell_s)
+                         s.cfg.dwell_s, lambda r: tips(s.episode, r, mover))
     # a later rest had the fingers over the moved piece: that one picked it up
     return not any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, mover) for r in rests)
 
@@ -766,25 +765,25 @@ def _beside_move_unchanged(s: SettleFacts, p: int, change: float) -> bool:
     (`face_same`; NaN: not read again, no evidence). A touch is a rest before the pick-up, when
     a plain move's destination is still empty: a rest beside it then is on the piece there
     (tuning clip 8383: black's fingers on the advisor f9 for a second, then the horse h9 taken
-    to f8; the nudge left f9's face as it was). As it was means within `beside_same`: the hand
-    over it blurs its crop's next read a little more than the camera's noise alone (held-back
-    9142 of stop 36, moved to tuning: red's fingertips read at b1 for 0.28 s as the chariot a0
-    was taken to a1, the horse b0 under the hand changed 0.076: 'red touched b0')."""
+    to f8; the nudge left f9's face as it was)."""
     m = s.moves[0]
     capture = m.to_sq in s.before_pos.pieces()
     near = king_steps(p, m.from_sq) <= 1 or (capture and king_steps(p, m.to_sq) <= 1)
-    return near and change < s.cfg.beside_same
+    return near and change < s.cfg.face_same
 
 
 def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int]],
-                 occupied: Callable[[int], bool], min_s: float) -> list[Dwell]:
+                 occupied: Callable[[int], bool], min_s: float,
+                 tips_of: Callable[[Dwell], list[int]] | None = None) -> list[Dwell]:
     """The rests among a hand's stretches (`dwells` at 0 s): each stretch of `min_s` or more, and
     runs of shorter ones whose fingertips alternate between one piece and the empty points
     beside it, that piece among the contacts of every one of them and the run `min_s` long in
     all: one rest on that piece (tuning clip 8339: black's fingers on the elephant g9 for a
     second, the fingertip point flickering g9/g8/g9/h8 in stretches of 0.2 s or less, the touch
     unseen). A run whose fingertips cross another piece is not merged: which one they were on
-    cannot be told."""
+    cannot be told; unless, given `tips_of`, the piece is among the fingertips there too (tuning
+    8953: black's fingertips flickering g9, f9/g9, g9, f9/g9, g9 for 0.6 s, the elephant g9 under
+    them throughout; the touch unseen)."""
     out: list[Dwell] = []
     i = 0
     while i < len(stretches):
@@ -801,7 +800,8 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
             e = stretches[j + 1]
             if e.seconds >= min_s - 1e-6 or e.frame_start - stretches[j].frame_end > MAX_FRAME_GAP:
                 break
-            keep = [q for q in common if q in contacts_of(e) and (e.point == q or not occupied(e.point))]
+            keep = [q for q in common if q in contacts_of(e) and (
+                e.point == q or not occupied(e.point) or (tips_of is not None and q in tips_of(e)))]
             if not keep:
                 break
             common, j = keep, j + 1
@@ -865,7 +865,7 @@ class MoverRests:
         self._contacts: dict[tuple[int, int], list[int]] = {}
         self._tips: dict[tuple[int, int], list[int]] = {}
         self.stretches = dwells(s.episode, self.mover, 0.0)
-        self.rests = steady_rests(self.stretches, self.contacts_of, self.occupied, s.cfg.dwell_s)
+        self.rests = steady_rests(self.stretches, self.contacts_of, self.occupied, s.cfg.dwell_s, self.tips_of)
         self.righting = put_right_reach(s, mem, self.mover)
 
     def occupied(self, p: int) -> bool:
@@ -908,6 +908,28 @@ class MoverRests:
         its face as it was, the hand over b2 only after it; the cannon b2 taken to e2)."""
         first_over = self._first_over()
         return touch.dwell is not None and first_over is not None and touch.dwell.frame_end < first_over
+
+    def unseen_pick_up_read_beside(self, touch: Touch) -> bool:
+        """The touch's rest had its fingertips on empty points only, one a step from the moved
+        piece; the pieces it names lie under the hand beside them, right beside the moved piece,
+        none turned as a touch turns one (`handled_look`); and no rest was seen picking the piece
+        up: the rest was the pick-up, read a point off (held-back 9142 of stop 36, moved to
+        tuning: red's fingertips read at the empty b1 for 0.28 s, the horse b0 under the hand,
+        its face changed 0.076 under a blurred, noisy view; the chariot a0 taken to a1 with no
+        rest over it: 'red touched b0'). Fingertips read on the named piece itself are a touch
+        however little its face changed (tuning 8400: red's fingertips on b3/a3 for 0.68 s, the
+        soldier a3's face changed 0.084, then a rest of its own on the cannon b2, taken to d2)."""
+        d, m = touch.dwell, self.move
+        if d is None or not touch.points:
+            return False
+        lead = self.tips_of(d)
+        if any(self.occupied(q) for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
+            return False
+        if not all(king_steps(q, m.from_sq) <= 1 and face_change(self.s, q) < self.s.cfg.handled_look
+                   for q in touch.points):
+            return False
+        before = self.before_pick_up()
+        return before is not None and not before.order.picks
 
     def start_of(self, i: int) -> int:
         """The frame rest i began, or the one after the episode when there is no rest i."""
@@ -1449,6 +1471,7 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
         found_by = MoverRests(replace(s, episode=mem.last_episode), mem, found.knocked)
         touch = touched_before_move(found_by)
     if touch is not None and ((rest_a_point_off(s, touch) and not found_by.before_hand_over_moved(touch))
+                              or found_by.unseen_pick_up_read_beside(touch)
                               or hovered(s, touch) or pick_up_read_short(s, touch)):
         touch = None
     from_pending: dict[str, int] | None = None
