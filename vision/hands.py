@@ -438,7 +438,7 @@ class HandDetector:
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
                  bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
                  bare_chroma: float = 0.12, arm_edge_frac: float = 0.25, relearn_spacings: float = 0.1,
-                 lattice: LatticeConfig | None = None) -> None:
+                 calm_look_s: float = 0.5, lattice: LatticeConfig | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
@@ -458,8 +458,11 @@ class HandDetector:
         `relearn_spacings`: how far (in point spacings) a knock must have moved the board in the
         image, once the camera is at rest again, for the whole background to be learnt afresh
         (only when the movement began with no hand over the points: a hand hiding the lines lets the
-        lock wander as far)."""
+        lock wander as far). `calm_look_s`: how long the board must have been quiet at a stretch for
+        its look then to tell a ghost by as well as its last quiet look (`_ghosts`): a moment's
+        quiet after a resting hand was learnt lasts a few frames, the board between moves seconds."""
         self.on, self.off = on, off
+        self.calm_look_s = calm_look_s
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
         self.clear_absorb_s = clear_absorb_s
@@ -497,6 +500,7 @@ class HandDetector:
         self._held_checked_t = -np.inf          # when a held region's lattice was last asked again
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
+        self.calm_look: np.ndarray | None = None    # ... when it was last quiet for `calm_look_s` at a stretch
         self._last_h: np.ndarray | None = None
         self._bumped_from: np.ndarray | None = None   # the lock before it began to move, until it rests
         self._bump_under_hand = False   # something was over the points as the lock began to move
@@ -733,10 +737,20 @@ class HandDetector:
         resting on a point departs from that look; a piece moved away or put down does too and
         settles the usual way.) Only cells that depart clearly from the background (`on`) are
         such ghosts: a cell hidden for its weak departure beside a hand is the hand's edge.
-        Moving cells and cells a start-up hand covers are kept. Returns the hidden cells left."""
+        Moving cells and cells a start-up hand covers are kept. Returns the hidden cells left.
+
+        The look when the board was last quiet may itself hold a hand: one resting still for
+        `settle_s` where its arm leaves the view is learnt with the rest of the board, and the
+        board is 'quiet' for a moment after (tuning 9007: black's hand resting on the chariot a8
+        by the corner, its arm beyond the top of the picture; when it left, the bare corner held
+        the board busy to the end of the game, and the re-touch went unseen). So cells that look
+        as they did when the board was last quiet for `calm_look_s` at a stretch, as it is between
+        moves, are ghosts too."""
         if self.quiet_look is None or self.bg is None or not hid.any():
             return hid
         back = _cell_fraction(_departure(feat, self.quiet_look, sigma) > 1.0) < self.off
+        if self.calm_look is not None and self.calm_look is not self.quiet_look:
+            back |= _cell_fraction(_departure(feat, self.calm_look, sigma) > 1.0) < self.off
         ghost = hid & back & (frac > self.on) & ~keep
         if not ghost.any():
             return hid
@@ -962,6 +976,8 @@ class HandDetector:
         if quiet:
             self.quiet_look = self.bg.copy()
             self.shown_s += dt
+            if self.calm_t >= self.calm_look_s - 1e-9:
+                self.calm_look = self.quiet_look
         # the board has shown itself everywhere since the start: quiet for settle_s at a stretch,
         # or in all (glare drifting over the board stirs a cell now and then and breaks every
         # stretch, while a hand there from the start keeps it from being quiet at all; tuning

@@ -354,3 +354,39 @@ def test_glare_the_lattice_check_took_for_a_hand_at_the_start_is_let_go_once_the
             if cycle >= 4 and 10 <= k < 15:     # the glare back by the edge a while
                 settled_at_edge.append(bool(s.quiet and not s.hidden.any()))
     assert all(settled_at_edge), f"a hand by the edge on {settled_at_edge.count(False)} late frames"
+
+
+def test_a_resting_hand_learnt_into_the_background_is_let_go_when_it_leaves_if_the_board_looks_as_between_moves():
+    """Tuning 9007: black's hand rested on the chariot a8 by the corner with its arm beyond the top
+    of the picture, so it was not seen as an arm at rest; after a second of stillness it was learnt
+    into the background and the board was quiet for a moment, that look holding the hand. When the
+    hand left, the bare corner departed from it and, reaching the ring's outer border, looked like
+    an arm at rest: the board stayed busy to the end of the game and the re-touch went unseen. The
+    board as it looked when it was last quiet for a while (between moves) tells those cells are
+    empty. Without that look they stay hidden."""
+    sleeve = Sleeve("top", offset=6.0, width=2.5, depth=2.5)
+    fps = 25.0
+    for calm_look_s, let_go in ((0.5, True), (1e9, False)):
+        rng = np.random.default_rng(3)
+        board = _board()
+        det = vh.HandDetector(calm_look_s=calm_look_s)
+        n = 0
+
+        def step(img: np.ndarray) -> vh.HandState:
+            nonlocal n
+            s = det.update_rectified(img, n / fps)
+            n += 1
+            return s
+
+        for _ in range(int(fps)):
+            step(_frame(board, rng))          # the board between moves, quiet for a second
+        for _ in range(int(0.6 * fps)):
+            step(_frame(board, rng, sleeve.box()))
+        # the resting hand learnt with the rest of the board (its arm out of the picture), and the
+        # board quiet for a moment after
+        resting = _frame(board, rng, sleeve.box())
+        det._learn(np.ones((vh.GY, vh.GX), bool), vh._features(resting))
+        held = [step(_frame(board, rng, sleeve.box())) for _ in range(4)]
+        assert held[-1].quiet and not held[-1].hidden.any()
+        after = [step(_frame(board, rng)) for _ in range(int(1.5 * fps))]
+        assert (after[-1].quiet and not after[-1].hidden.any()) == let_go, calm_look_s
