@@ -730,7 +730,7 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     if board_change < s.cfg.handled_look or any(face_change(s, q) >= board_change for q in touch.points):
         return False
     rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover), occupied,
-                         s.cfg.dwell_s, lambda r: tips(s.episode, r, mover))
+                         s.cfg.dwell_s, lambda r: tips(s.episode, r, mover), s.cfg.hover_s)
     # a later rest had the fingers over the moved piece: that one picked it up
     return not any(r.frame_start > d.frame_end and m.from_sq in contacts(s.episode, r, mover) for r in rests)
 
@@ -774,7 +774,7 @@ def _beside_move_unchanged(s: SettleFacts, p: int, change: float) -> bool:
 
 def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int]],
                  occupied: Callable[[int], bool], min_s: float,
-                 tips_of: Callable[[Dwell], list[int]] | None = None) -> list[Dwell]:
+                 tips_of: Callable[[Dwell], list[int]] | None = None, crossing_s: float = 0.0) -> list[Dwell]:
     """The rests among a hand's stretches (`dwells` at 0 s): each stretch of `min_s` or more, and
     runs of shorter ones whose fingertips alternate between one piece and the empty points
     beside it, that piece among the contacts of every one of them and the run `min_s` long in
@@ -783,7 +783,8 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
     unseen). A run whose fingertips cross another piece is not merged: which one they were on
     cannot be told; unless, given `tips_of`, the piece is among the fingertips there too (tuning
     8953: black's fingertips flickering g9, f9/g9, g9, f9/g9, g9 for 0.6 s, the elephant g9 under
-    them throughout; the touch unseen)."""
+    them throughout; the touch unseen), and the run lasts `crossing_s` (tuning 8840: red's hand
+    roaming past h0, g0/h0, h0 for 0.28 s in all, no touch)."""
     out: list[Dwell] = []
     i = 0
     while i < len(stretches):
@@ -795,7 +796,7 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
         common = [q for q in contacts_of(d) if occupied(q)]
         if occupied(d.point):
             common = [q for q in common if q == d.point]
-        j = i
+        j, crossed = i, False
         while common and j + 1 < len(stretches):
             e = stretches[j + 1]
             if e.seconds >= min_s - 1e-6 or e.frame_start - stretches[j].frame_end > MAX_FRAME_GAP:
@@ -804,10 +805,12 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
                 e.point == q or not occupied(e.point) or (tips_of is not None and q in tips_of(e)))]
             if not keep:
                 break
+            crossed |= any(e.point != q and occupied(e.point) for q in keep)
             common, j = keep, j + 1
         run = stretches[i:j + 1]
         on = [q for q in common if any(r.point == q for r in run)]
-        if j > i and on and run[-1].t_end - run[0].t_start >= min_s - 1e-6:
+        least = max(min_s, crossing_s) if crossed else min_s
+        if j > i and on and run[-1].t_end - run[0].t_start >= least - 1e-6:
             out.append(Dwell(on[0], run[0].frame_start, run[-1].frame_end, run[0].t_start, run[-1].t_end))
             i = j + 1
         else:
@@ -865,7 +868,8 @@ class MoverRests:
         self._contacts: dict[tuple[int, int], list[int]] = {}
         self._tips: dict[tuple[int, int], list[int]] = {}
         self.stretches = dwells(s.episode, self.mover, 0.0)
-        self.rests = steady_rests(self.stretches, self.contacts_of, self.occupied, s.cfg.dwell_s, self.tips_of)
+        self.rests = steady_rests(self.stretches, self.contacts_of, self.occupied, s.cfg.dwell_s, self.tips_of,
+                                  s.cfg.hover_s)
         self.righting = put_right_reach(s, mem, self.mover)
 
     def occupied(self, p: int) -> bool:

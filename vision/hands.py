@@ -512,6 +512,10 @@ class HandDetector:
         if self._last_h is not None and self.bg is not None:
             moved = _lattice_shift(h, self._last_h)
             if moved > self.bump_spacings:
+                # the board between moves was seen from where the camera was: that look tells
+                # nothing from the new viewpoint (tuning 8316: after a knock, cells released as
+                # looking like it were the arm, and a move was read with the hand still there)
+                self.calm_look = None
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
                 self.shown_s = 0.0

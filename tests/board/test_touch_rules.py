@@ -617,6 +617,14 @@ def test_steady_rests_join_a_flicker_onto_a_second_piece_whose_fingertips_still_
     assert [(point_name(r.point), r.frame_start, r.frame_end) for r in rests] == [("g9", 0, 11)]
     assert steady_rests(flicker, lambda d: contacts[d.point], pieces.__contains__, 0.28, lambda d: alone[d.point]) == []
     assert steady_rests(flicker, lambda d: contacts[d.point], pieces.__contains__, 0.28) == []
+    # such a run is weaker evidence than one on a single piece: it must last `crossing_s` (tuning
+    # 8840: red's hand roaming past h0, g0/h0, h0 for 0.28 s in all, no touch)
+    assert steady_rests(flicker, lambda d: contacts[d.point], pieces.__contains__, 0.28, lambda d: both[d.point],
+                        crossing_s=0.5) == []
+    longer = run(["g9", "f9", "g9", "f9", "g9"])
+    rests = steady_rests(longer, lambda d: contacts[d.point], pieces.__contains__, 0.28, lambda d: both[d.point],
+                         crossing_s=0.5)
+    assert [(point_name(r.point), r.frame_start, r.frame_end) for r in rests] == [("g9", 0, 14)]
 
 
 def test_a_rest_on_the_moved_piece_after_the_hand_went_over_its_destination_is_the_hand_leaving():
