@@ -501,6 +501,7 @@ class HandDetector:
         self._bare_checked_t = -np.inf          # when resting ring cells were last compared with the margin
         self.quiet_look: np.ndarray | None = None   # the background when the board was last quiet
         self.calm_look: np.ndarray | None = None    # ... when it was last quiet for `calm_look_s` at a stretch
+        self.calm_view_t = 0.0   # seconds the board has been quiet at a stretch, seen from where the camera is now
         self._last_h: np.ndarray | None = None
         self._bumped_from: np.ndarray | None = None   # the lock before it began to move, until it rests
         self._bump_under_hand = False   # something was over the points as the lock began to move
@@ -515,7 +516,7 @@ class HandDetector:
                 # the board between moves was seen from where the camera was: that look tells
                 # nothing from the new viewpoint (tuning 8316: after a knock, cells released as
                 # looking like it were the arm, and a move was read with the hand still there)
-                self.calm_look = None
+                self.calm_look, self.calm_view_t = None, 0.0
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
                 self.shown_s = 0.0
@@ -980,8 +981,11 @@ class HandDetector:
         if quiet:
             self.quiet_look = self.bg.copy()
             self.shown_s += dt
-            if self.calm_t >= self.calm_look_s - 1e-9:
+            self.calm_view_t += dt
+            if self.calm_view_t >= self.calm_look_s - 1e-9:
                 self.calm_look = self.quiet_look
+        else:
+            self.calm_view_t = 0.0
         # the board has shown itself everywhere since the start: quiet for settle_s at a stretch,
         # or in all (glare drifting over the board stirs a cell now and then and breaks every
         # stretch, while a hand there from the start keeps it from being quiet at all; tuning

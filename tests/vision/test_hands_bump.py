@@ -210,3 +210,22 @@ def test_a_lock_that_followed_a_knock_part_of_the_way_is_replaced_by_the_board_f
     late = errors[len(errors) // 4:]     # from a few seconds after the knock on
     assert max(late) < 0.1, f"the lock is {max(late):.2f} spacings off the board after the knock"
     assert after.share >= 0.85, f"quiet on {after.called} of {after.settled} settled frames after the bump"
+
+
+def test_the_look_of_the_board_between_moves_is_forgotten_when_the_camera_is_knocked() -> None:
+    """The look the board had when last quiet for a while tells a hand learnt into the background
+    from the bare board once it leaves (`HandDetector._ghosts`); seen from where a knock left the
+    camera the board looks different, and cells that happened to look like it were taken for
+    empty while an arm lay there (tuning 8316: a move read with the hand still over the board)."""
+    from vision import hands as vh
+    h, frame = _scene()
+    moved = np.array([[1, 0, 6.0], [0, 1, 0], [0, 0, 1.0]]) @ h    # 0.15 of a 40 px spacing
+    noise = np.random.default_rng(5)
+    det = vh.HandDetector()
+    t = 0.0
+    for _ in range(25):
+        det.update(frame(False, noise), h, t)
+        t += 0.04
+    assert det.calm_look is not None      # quiet for a second: the board between moves
+    det.update(frame(False, noise), h + 0.5 * (moved - h), t)
+    assert det.calm_look is None
