@@ -58,6 +58,7 @@ class IncidentConfig:
     unseen_move_dwell_s: float = 0.5  # a rest before a move the hand was lost for counts from this long
     hover_s: float = 0.5       # a rest shorter than this on a piece left exactly as it was is a hand hovering over it
     beside_rest_s: float = 1.0  # a rest this long beside the moved piece, then one on the moved piece itself, was on the piece beside
+    beside_unseen_s: float = 0.75  # ... and one this long beside it, ended before the hand came over the moved piece (tuning 8878: 0.52 s, the pick-up; 9160: 0.92 s, a touch)
     # a moved disc read this likely empty at its destination is off the point (tuning: discs left
     # between points read 0.42-0.80 empty; an elephant put down 0.19 off read 0.33, tuning 8312)
     between_empty: float = 0.38
@@ -906,12 +907,17 @@ class MoverRests:
         return None
 
     def before_hand_over_moved(self, touch: Touch) -> bool:
-        """The touch's rest ended before the mover's hand first came over the moved piece
-        (`_first_over`): it cannot be that piece's pick-up read a point off (held-back 9160 of
-        stop 36, moved to tuning: red's fingers on the soldier c3 for 0.92 s, read there with
-        its face as it was, the hand over b2 only after it; the cannon b2 taken to e2)."""
+        """The touch's rest lasted `beside_unseen_s` or more and ended before the mover's hand first
+        came over the moved piece (`_first_over`): it was no pick-up of that piece read a point off
+        (held-back 9160 of stop 36, moved to tuning: red's fingers on the soldier c3 for 0.92 s,
+        read there with its face as it was, the hand over b2 only after it; the cannon b2 taken to
+        e2). A shorter one may be: the hand's region can lie off the fingers toward the arm
+        (tuning 8878: red's fingers on the cannon h2 read at g3 for 0.52 s, the hand's points
+        g3/f3/g2, then h3/i3 with h2 under them; h2 taken to i2)."""
         first_over = self._first_over()
-        return touch.dwell is not None and first_over is not None and touch.dwell.frame_end < first_over
+        d = touch.dwell
+        return d is not None and first_over is not None and d.frame_end < first_over \
+            and d.seconds >= self.s.cfg.beside_unseen_s - 1e-6
 
     def unseen_pick_up_read_beside(self, touch: Touch) -> bool:
         """The touch's rest had its fingertips on empty points only, one a step from the moved

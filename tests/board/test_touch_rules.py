@@ -917,11 +917,15 @@ def test_a_long_rest_beside_the_moved_piece_then_a_rest_on_it_is_a_touch_however
 def test_a_rest_beside_the_moved_piece_before_the_hand_ever_came_over_it_is_a_touch_however_still_its_face():
     """Held-back 9160 of stop 36, moved to tuning: red's fingers on the soldier c3 for 0.92 s, its
     face read again as it was, and the hand over the cannon b2 only after that; b2 went to e2.
-    Fingers on the moved piece read a point off lie under a hand that covers the piece: a rest
-    that ended before the hand came over it at all was on the piece it was read on."""
-    stretches = [(["e0"], 0.6), (["f0"], 0.56), (["e0", "f0", "e1"], 0.4)]
+    Fingers on the moved piece read a point off lie under a hand that covers the piece: a long
+    rest that ended before the hand came over it at all was on the piece it was read on."""
+    stretches = [(["e0"], 0.9), (["f0"], 0.56), (["e0", "f0", "e1"], 0.4)]
     assert _touches(_settle(IncidentTracker(), Position(), "f0e1", stretches, looks_changed={})) == \
         [sorted([_p("e0"), _p("f0")])]
+    # a shorter rest may still be the pick-up: the hand's region can lie off the fingers toward
+    # the arm (tuning 8878: red's fingers on the cannon h2 read at g3 for 0.52 s, h2 taken to i2)
+    shorter = [(["e0"], 0.6)] + stretches[1:]
+    assert _touches(_settle(IncidentTracker(), Position(), "f0e1", shorter, looks_changed={})) == []
 
 
 def test_a_piece_handled_in_a_stretch_without_a_rest_is_a_touch_for_the_move_to_come():
