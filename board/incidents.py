@@ -331,12 +331,16 @@ def _find_handled_piece(s: SettleFacts) -> int | None:
     # a piece away from the move is weighed against the faces away from it too: a face the move
     # itself changed says nothing of how much faces change anyway (held-back 9165 of stop 36,
     # moved to tuning: red's fingers on the soldier e3, face 0.94, then the chariot e9 took c9;
-    # the horse b9 beside the capture changed 1.24, and no piece stood out)
+    # the horse b9 beside the capture changed 1.24, and no piece stood out). But for the faces
+    # right beside it: changed alike, they changed for the same reason, an arm over them both
+    # (tuning 8970: red's elephant g0 taken to i2, the back rank under the arm, f0 0.52 and h0
+    # 0.31 beside the move, i0 0.22 beside h0: 'red touched i0')
     away = read_again & ~by_move
     if not away.any():
         return None
     q = int(np.flatnonzero(away)[np.argmax(change[away])])
-    return q if q != p and _handled(s, q, False, by_move) else None
+    beside_q = np.array([king_steps(q, r) <= 1 for r in range(90)])
+    return q if q != p and _handled(s, q, False, by_move & ~beside_q) else None
 
 
 def _handled(s: SettleFacts, p: int, beside: bool, left_out: np.ndarray) -> bool:
@@ -802,11 +806,13 @@ def steady_rests(stretches: list[Dwell], contacts_of: Callable[[Dwell], list[int
             e = stretches[j + 1]
             if e.seconds >= min_s - 1e-6 or e.frame_start - stretches[j].frame_end > MAX_FRAME_GAP:
                 break
-            keep = [q for q in common if q in contacts_of(e) and (
-                e.point == q or not occupied(e.point) or (tips_of is not None and q in tips_of(e)))]
+            keep = [q for q in common if q in contacts_of(e) and (e.point == q or not occupied(e.point))]
+            if not keep and tips_of is not None:
+                # read on another piece: the run goes on where the first is still among the fingertips
+                keep = [q for q in common if q in contacts_of(e) and q in tips_of(e)]
+                crossed = crossed or bool(keep)
             if not keep:
                 break
-            crossed |= any(e.point != q and occupied(e.point) for q in keep)
             common, j = keep, j + 1
         run = stretches[i:j + 1]
         on = [q for q in common if any(r.point == q for r in run)]
