@@ -1124,7 +1124,13 @@ class MoverRests:
     def before_pick_up(self) -> "RestsBeforePickUp | None":
         """The rests put in order with the move, how many came before the pick-up less a
         capture's victim being lifted, and those that set the victim down beyond the edge (None:
-        the hand was never seen near the move)."""
+        the hand was never seen near the move). Worked out once: the touch rule, the face-change
+        rule and the pick-up check all ask it of the same rests."""
+        if not hasattr(self, "_before_pick_up"):
+            self._before_pick_up = self._find_before_pick_up()
+        return self._before_pick_up
+
+    def _find_before_pick_up(self) -> "RestsBeforePickUp | None":
         order = self.order()
         pick = self.pick_up(order)
         if pick is None:

@@ -568,18 +568,21 @@ def test_fingertips_flickering_between_a_piece_and_the_empty_point_beside_it_res
     assert _touches(_run(Position(), "i0i1", flicker[:1] + [(["e2"], 0.3)] + move)) == []
 
 
-def test_steady_rests_join_a_flicker_on_one_piece_and_nothing_across_two_pieces():
+def _stretches(points: list[str], seconds: float = 0.12) -> list:
+    """Back-to-back stretches of the fingertips on `points`, `seconds` each."""
     from board.episode import Dwell
+    out, f = [], 0
+    for name in points:
+        n = int(round(seconds * FPS))
+        out.append(Dwell(_p(name), f, f + n - 1, f / FPS, (f + n - 1) / FPS))
+        f += n
+    return out
+
+
+def test_steady_rests_join_a_flicker_on_one_piece_and_nothing_across_two_pieces():
     from board.incidents import steady_rests
 
-    def run(points: list[str], seconds: float = 0.12) -> list:
-        out, f = [], 0
-        for name in points:
-            n = int(round(seconds * FPS))
-            out.append(Dwell(_p(name), f, f + n - 1, f / FPS, (f + n - 1) / FPS))
-            f += n
-        return out
-
+    run = _stretches
     pieces = {_p("g0"), _p("h0")}
     contacts = {_p("g0"): [_p("g0")], _p("g1"): [_p("g1"), _p("g0")], _p("h0"): [_p("h0"), _p("g0")]}
     rests = steady_rests(run(["g0", "g1", "g0", "g1"]), lambda d: contacts[d.point], pieces.__contains__, 0.28)
@@ -597,17 +600,9 @@ def test_steady_rests_join_a_flicker_onto_a_second_piece_whose_fingertips_still_
     split at every f9, the touch of g9 went unheard. With the fingertips known, a stretch read on
     the other piece with the first among its fingertips continues the rest on the first; one
     without it still ends the run."""
-    from board.episode import Dwell
     from board.incidents import steady_rests
 
-    def run(points: list[str], seconds: float = 0.12) -> list:
-        out, f = [], 0
-        for name in points:
-            n = int(round(seconds * FPS))
-            out.append(Dwell(_p(name), f, f + n - 1, f / FPS, (f + n - 1) / FPS))
-            f += n
-        return out
-
+    run = _stretches
     pieces = {_p("g9"), _p("f9")}
     contacts = {_p("g9"): [_p("g9"), _p("h8")], _p("f9"): [_p("f9"), _p("g9"), _p("g8")]}
     both = {_p("g9"): [_p("g9")], _p("f9"): [_p("f9"), _p("g9")]}
