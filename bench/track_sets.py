@@ -1008,12 +1008,10 @@ TUNING: tuple[BenchClip, ...] = (
     BenchClip(9168, "plastic", 8, (("knocked", 2), ("retouch", 5), ("arm_pass", 6)),
               {"tilt_deg": 15.0, "azimuth_deg": 355.0, "fov_deg": 72.5, "glare": True, "bump": False}),
     BenchClip(9169, "mat", 8, (("arm_pass", 3), ("retouch", 5), ("knocked", 6)),
-              {"tilt_deg": 34.0, "azimuth_deg": 35.0, "fov_deg": 68.0, "bump": True}),)
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 37 by bench/draw_clips.py --seed 2026120337 --first 9170 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+              {"tilt_deg": 34.0, "azimuth_deg": 35.0, "fov_deg": 68.0, "bump": True}),
+    # held back at stop 37 (9170-9199), scored once there and moved here at stop 38 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120338 --first 9200 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9170, "wood", 8, (("between_points", 4), ("arm_pass", 5), ("touch_move_other", 8)),
               {"tilt_deg": 29.5, "azimuth_deg": 315.0, "fov_deg": 68.0, "noise": 5.8, "glare": True, "shadows": True, "bump": True}),
     BenchClip(9171, "cloth", 8, (("knocked", 2), ("touch_move_other", 3), ("arm_pass", 7)),
@@ -1073,7 +1071,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9198, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 2), ("retouch", 6)),
               {"tilt_deg": 13.0, "azimuth_deg": 50.0, "fov_deg": 52.0, "blur": 1.7, "noise": 2.5, "glare": True, "bump": True}),
     BenchClip(9199, "mat", 8, (("arm_pass", 1), ("retouch", 6), ("touch_move_other", 8)),
-              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 75.0, "blur": 1.9, "bump": True}),
+              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 75.0, "blur": 1.9, "bump": True}))
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 38 by bench/draw_clips.py --seed 2026120338 --first 9200 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9200, "wood", 8, (("between_points", 2), ("retouch", 4), ("arm_pass", 6)),
+              {"tilt_deg": 29.5, "azimuth_deg": 60.0, "fov_deg": 47.5, "distortion": -0.1, "shadows": True, "bump": True}),
+    BenchClip(9201, "cloth", 8, (("between_points", 1), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 28.0, "azimuth_deg": 110.0, "fov_deg": 61.5, "noise": 6.0, "shadows": True, "bump": True}),
+    BenchClip(9202, "paper", 8, (("knocked", 3), ("arm_pass", 5), ("between_points", 6)),
+              {"tilt_deg": 38.5, "azimuth_deg": 300.0, "fov_deg": 74.0, "blur": 1.2, "noise": 4.2, "bump": True}),
+    BenchClip(9203, "plastic", 8, (("retouch", 4), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 32.0, "azimuth_deg": 20.0, "fov_deg": 49.5, "blur": 0.9, "noise": 2.2, "glare": True, "bump": False}),
+    BenchClip(9204, "mat", 8, (("arm_pass", 1), ("touch_move_other", 4), ("between_points", 5)),
+              {"tilt_deg": 21.0, "azimuth_deg": 255.0, "fov_deg": 67.0, "shadows": True, "bump": False}),
+    BenchClip(9205, "wood", 8, (("arm_pass", 2), ("retouch", 3), ("touch_move_other", 7)),
+              {"tilt_deg": 43.0, "azimuth_deg": 95.0, "fov_deg": 52.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9206, "cloth", 8, (("arm_pass", 1), ("knocked", 4), ("retouch", 6)),
+              {"tilt_deg": 5.0, "azimuth_deg": 20.0, "fov_deg": 65.5, "blur": 1.1, "noise": 6.3, "bump": True}),
+    BenchClip(9207, "paper", 8, (("knocked", 1), ("retouch", 3), ("arm_pass", 8)),
+              {"tilt_deg": 36.0, "azimuth_deg": 305.0, "fov_deg": 57.0, "distortion": -0.01, "noise": 2.6, "bump": False}),
+    BenchClip(9208, "plastic", 8, (("knocked", 4), ("arm_pass", 5), ("between_points", 6)),
+              {"tilt_deg": 9.5, "azimuth_deg": 65.0, "fov_deg": 51.5, "distortion": -0.05, "blur": 1.0, "noise": 2.3, "bump": True}),
+    BenchClip(9209, "mat", 8, (("retouch", 1), ("touch_move_other", 3), ("arm_pass", 8)),
+              {"tilt_deg": 13.0, "azimuth_deg": 20.0, "fov_deg": 52.5, "glare": True, "bump": True}),
+    BenchClip(9210, "wood", 8, (("retouch", 1), ("touch_move_other", 2), ("arm_pass", 3)),
+              {"tilt_deg": 36.0, "azimuth_deg": 95.0, "fov_deg": 58.0, "blur": 0.7, "shadows": True, "bump": True}),
+    BenchClip(9211, "cloth", 8, (("touch_move_other", 1), ("between_points", 5), ("arm_pass", 8)),
+              {"tilt_deg": 25.0, "azimuth_deg": 50.0, "fov_deg": 77.5, "noise": 2.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9212, "paper", 8, (("between_points", 2), ("retouch", 6), ("arm_pass", 7)),
+              {"tilt_deg": 20.0, "azimuth_deg": 95.0, "fov_deg": 54.5, "distortion": -0.05, "blur": 1.4, "noise": 4.0, "bump": True}),
+    BenchClip(9213, "plastic", 8, (("touch_move_other", 2), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 29.5, "azimuth_deg": 5.0, "fov_deg": 77.5, "distortion": 0.04, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9214, "mat", 8, (("arm_pass", 1), ("between_points", 4), ("knocked", 5)),
+              {"tilt_deg": 10.0, "azimuth_deg": 170.0, "fov_deg": 50.5, "noise": 2.0, "glare": True, "bump": True}),
+    BenchClip(9215, "wood", 8, (("arm_pass", 4), ("touch_move_other", 5), ("knocked", 7)),
+              {"tilt_deg": 10.5, "azimuth_deg": 175.0, "fov_deg": 64.0, "distortion": -0.02, "bump": True}),
+    BenchClip(9216, "cloth", 8, (("between_points", 1), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 43.0, "azimuth_deg": 145.0, "fov_deg": 67.0, "shadows": True, "bump": True}),
+    BenchClip(9217, "paper", 8, (("touch_move_other", 3), ("between_points", 5), ("arm_pass", 7)),
+              {"tilt_deg": 8.0, "azimuth_deg": 225.0, "fov_deg": 47.0, "shadows": True, "bump": True}),
+    BenchClip(9218, "plastic", 8, (("between_points", 3), ("knocked", 5), ("arm_pass", 6)),
+              {"tilt_deg": 14.5, "azimuth_deg": 275.0, "fov_deg": 52.0, "distortion": 0.01, "bump": True}),
+    BenchClip(9219, "mat", 8, (("arm_pass", 2), ("between_points", 4), ("retouch", 8)),
+              {"tilt_deg": 26.0, "azimuth_deg": 350.0, "fov_deg": 69.0, "noise": 3.8, "glare": True, "bump": True}),
+    BenchClip(9220, "wood", 8, (("retouch", 1), ("arm_pass", 2), ("knocked", 3)),
+              {"tilt_deg": 43.5, "azimuth_deg": 245.0, "fov_deg": 58.0, "distortion": 0.02, "noise": 3.3, "bump": True}),
+    BenchClip(9221, "cloth", 8, (("between_points", 1), ("arm_pass", 3), ("touch_move_other", 8)),
+              {"tilt_deg": 7.5, "azimuth_deg": 335.0, "fov_deg": 59.5, "distortion": -0.01, "blur": 0.9, "glare": True, "bump": True}),
+    BenchClip(9222, "paper", 8, (("arm_pass", 3), ("touch_move_other", 6), ("knocked", 8)),
+              {"tilt_deg": 13.0, "azimuth_deg": 350.0, "fov_deg": 67.5, "distortion": -0.02, "noise": 5.0, "glare": True, "bump": True}),
+    BenchClip(9223, "plastic", 8, (("arm_pass", 3), ("retouch", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 35.0, "azimuth_deg": 150.0, "fov_deg": 59.0, "blur": 0.8, "noise": 2.0, "glare": True, "bump": False}),
+    BenchClip(9224, "mat", 8, (("touch_move_other", 1), ("arm_pass", 4), ("retouch", 6)),
+              {"tilt_deg": 31.5, "azimuth_deg": 95.0, "fov_deg": 62.5, "distortion": -0.1, "noise": 4.3, "bump": True}),
+    BenchClip(9225, "wood", 8, (("arm_pass", 5), ("knocked", 6), ("between_points", 7)),
+              {"tilt_deg": 18.0, "azimuth_deg": 240.0, "fov_deg": 72.0, "blur": 0.9, "bump": True}),
+    BenchClip(9226, "cloth", 8, (("knocked", 1), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 5.5, "azimuth_deg": 310.0, "fov_deg": 65.0, "shadows": True, "bump": True}),
+    BenchClip(9227, "paper", 8, (("arm_pass", 1), ("knocked", 2), ("between_points", 4)),
+              {"tilt_deg": 18.5, "azimuth_deg": 125.0, "fov_deg": 47.0, "noise": 5.0, "bump": True}),
+    BenchClip(9228, "plastic", 8, (("arm_pass", 2), ("between_points", 5), ("retouch", 6)),
+              {"tilt_deg": 13.5, "azimuth_deg": 70.0, "fov_deg": 54.5, "distortion": -0.02, "noise": 3.6, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9229, "mat", 8, (("arm_pass", 5), ("knocked", 6), ("between_points", 8)),
+              {"tilt_deg": 30.0, "azimuth_deg": 290.0, "fov_deg": 67.0, "glare": True, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
