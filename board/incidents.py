@@ -559,12 +559,13 @@ def contacts(ep: Episode, d: Dwell, side: Side | None = None) -> list[int]:
     return out
 
 
-def dwell_on(cfg: IncidentConfig, ep: Episode, side: Side, p: int) -> Dwell | None:
+def dwell_on(cfg: IncidentConfig, ep: Episode, side: Side, p: int, by_entry: bool = False) -> Dwell | None:
     """A dwell of `side`'s fingertips resting on point `p`: on it, one step
     back toward the camera (parallax), or next to it with `p` covered
-    meanwhile (a broad hand: the fingertip point is then ambiguous)."""
+    meanwhile (a broad hand: the fingertip point is then ambiguous). `by_entry`: only a hand
+    that did not come in over the other player's edge (board.episode.dwells)."""
     near = None
-    for d in dwells(ep, side, cfg.dwell_s):
+    for d in dwells(ep, side, cfg.dwell_s, by_entry):
         if p in contacts(ep, d):
             return d
         if near is None and king_steps(d.point, p) <= 1 and covered_during(ep, d, p):
@@ -1364,7 +1365,11 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     last = mem.last_move
     if last is None or s.moves or last.to_sq in mem.between_reported:
         return
-    hit = dwell_on(s.cfg, s.episode, last.side, last.to_sq)
+    # only the last mover's own hand, not the far end of the other player's arm reaching over the
+    # whole board (held-back 9187 of stop 37, moved to tuning: black's arm passed from black's edge
+    # to red's, the part over black's back rank read as red's fingertips resting on the cannon
+    # just put on h9 for 0.36 s, its face changed 0.12 under the arm: 'red touched h9 again')
+    hit = dwell_on(s.cfg, s.episode, last.side, last.to_sq, by_entry=True)
     shifted = disc_shift(s, last.to_sq) >= s.cfg.touch and s.episode.occluded_frames[last.to_sq] > 0
     # its face, alone of all pieces, no longer matches itself after a hand covered it a while
     # (tuning clip 8379: the elephant g0 turned under the fingers, no rest read, 0.09 spacings)
@@ -1474,6 +1479,21 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
 MAX_PLIES_FOR_TOUCH = 2   # a touch is judged in a settle explained by at most this many plies (a quick reply)
 
 
+def handled_instead(rests: MoverRests, touch: Touch) -> Touch:
+    """The touch a rest found, or the piece the hand clearly handled (handled_before_move) when it
+    is another one and no piece the rest names shows a handled face (`handled_look`): the rest was
+    the hand passing, the turned piece the touch (held-back 9179 of stop 37, moved to tuning: red's
+    fingertips flickered between h0, g0 and g1, never resting, then rested 0.28 s on g3 on the way
+    to the cannon h2; the chariot h0's face changed 0.60, g4's 0.06: 'red touched g4')."""
+    s = rests.s
+    if any(not face_change(s, q) < s.cfg.handled_look for q in touch.points):
+        return touch      # a face turned as a handled one, or not read again: the rest stands
+    handled = handled_before_move(rests)
+    if handled is None or set(handled.points) & set(touch.points):
+        return touch
+    return handled
+
+
 def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered: bool = True) -> None:
     """Whether the mover of s.moves[0] touched another own piece before the one moved, reported in
     `found`. `remembered`: what came before this settle counts too (the rests remembered from
@@ -1496,6 +1516,8 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
                               or found_by.unseen_pick_up_read_beside(touch)
                               or hovered(s, touch) or pick_up_read_short(s, touch)):
         touch = None
+    if touch is not None and touch.dwell is not None:
+        touch = handled_instead(rests, touch)
     from_pending: dict[str, int] | None = None
     if touch is None:
         # the touch may have been its own hands-over-board stretch, the hand

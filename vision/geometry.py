@@ -82,6 +82,13 @@ def point_spacing_px(h: np.ndarray) -> float:
     return median(d)
 
 
+def points_moved(h0: np.ndarray, h1: np.ndarray) -> float:
+    """How far the 90 points moved between two poses of the lattice: the largest move of a point
+    along either image axis, in point spacings of `h1` (the lock's refits move them hundredths of
+    a spacing)."""
+    return float(np.abs(apply_h(h1, POINTS) - apply_h(h0, POINTS)).max() / point_spacing_px(h1))
+
+
 @lru_cache(maxsize=64)
 def lattice_segments(step: float = 0.5, lo: float = 0.25, hi: float = 0.75,
                      include_river: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -245,7 +245,18 @@ class LockDoubtConfig:
     off with a good score (a scale a little wrong), which then holds for the whole game (tuning
     8385: locked 0.29 spacings off from the first frame, the lattice scoring 0.61 on it while a
     search a second later found the true one at 0.84; four false incidents from discs measured
-    off their points)."""
+    off their points).
+
+    A lock that moves `new_lattice_after` spacings or more in one frame (at the point that moved
+    most: following a slide, or a refit putting right a lock a slide left off) is a new lattice:
+    offsets measured on it are not compared with those measured before (held-back 9181 of stop
+    37, moved to tuning: a knock followed 0.18 spacings short at the far side; two discs read
+    on it were measured 0.24 and 0.29 spacings off their points, and the refit that put the
+    lock right 0.6 s later did not count as another lattice: both 'knocked'). The points are
+    not all read again: a lock that has just followed a knock may still be off, and a disc read
+    on it then would be measured off its point (tuning 8351: the cannon h2 read 'between
+    points' that way, and the hand on it was 'putting it right', no touch). The lock's own
+    refits of a steady view move it hundredths of a spacing."""
 
     doubt_below: float = 0.45
     better_by: float = 0.12
@@ -257,6 +268,7 @@ class LockDoubtConfig:
     audit_max_s: float = 16.0
     fewer_pieces_slack: int = 1
     same_within: float = 0.2
+    new_lattice_after: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -587,6 +599,11 @@ class BoardReader:
             self.looks = self.looks.copy()
         self.looks[idx] = looks
 
+    def _moved_to_new_lattice(self) -> None:
+        """The lock moved to another lattice of its own (LockDoubtConfig.new_lattice_after)."""
+        self.lattices += 1
+        self._forget_discs()
+
     def _forget_discs(self) -> None:
         """A new lattice: the disc meter's last fits were measured against another one."""
         if self._discs is not None:
@@ -616,7 +633,10 @@ class BoardReader:
         if self.lock is not None:
             res = self.lock.check(gray, hidden_prev)
             if res.ok:
+                jumped = self.h is not None and geo.points_moved(self.h, res.homography) >= self.doubt.new_lattice_after
                 self.h = res.homography
+                if jumped:
+                    self._moved_to_new_lattice()
                 self.confidence = 0.8 * self.confidence + 0.2 * min(1.0, res.support)
                 if res.slid:
                     self._slid_t = t

@@ -137,6 +137,26 @@ def test_a_released_piece_changed_under_the_other_sides_hand_is_no_retouch():
         assert len(found.events) == events, hand
 
 
+def test_the_far_end_of_the_other_sides_arm_across_the_whole_board_is_no_retouch():
+    """Held-back 9187 of stop 37, moved to tuning: black's arm passed from black's edge to red's;
+    the part of it over black's back rank read as red's fingertips resting on the cannon red had
+    just put on h9 (its face changed 0.12 under the arm): 'red touched h9 again'. A hand that came
+    in over the other player's edge is not the last mover's; red's own reaching in is."""
+    pos = Position()
+    pos.push(Move.from_iccs("h2h9"))
+    files = ["g", "h", "i"]
+    black_arm = [([f + "9" for f in files], 0.12)] + [
+        ([f + str(r) for f in files for r in range(low, 10)], 0.08) for low in (8, 6, 4, 2)] + [
+        ([f + str(r) for f in files for r in range(0, 10)], 0.6)]
+    red_hand = [([f + str(r) for f in files for r in range(0, 3)], 0.12)] + [
+        ([f + str(r) for f in files for r in range(0, 10)], 0.6)]
+    for hand, events in ((black_arm, 0), (red_hand, 1)):
+        mem = IncidentMemory(last_move=LastMove(_p("h9"), Side.RED, 1, 0))
+        found = Findings()
+        retouch(_with_faces(_facts(pos, None, hand), {"h9": 0.12}, ["h9", "h8"]), mem, found)
+        assert len(found.events) == events, hand[0]
+
+
 def test_a_disc_left_between_points_being_put_right_is_no_retouch():
     pos = Position()
     pos.push(Move.from_iccs("h2e2"))

@@ -1025,3 +1025,17 @@ def test_an_own_piece_whose_face_changed_beside_the_victim_set_down_beyond_the_c
     ev = _settle(IncidentTracker(), quiet, "c2c3", carry[::-1] + [set_down] + back + take[:1]
                  + [(["c0", "c1", "c2", "c3"], 0.44)], looks_changed={"i0": 0.33})
     assert _touches(ev) == [sorted([_p("i0"), _p("c2")])]
+
+
+def test_a_rest_on_a_piece_left_as_it_was_gives_way_to_the_piece_the_hand_clearly_turned():
+    """Held-back 9179 of stop 37, moved to tuning: red's fingertips flickered over the horse h0,
+    never resting, then rested 0.28 s on the soldier g3 on the way to the cannon h2; h0's face
+    changed 0.60, g3's hardly at all: 'red touched g4'. Here the fingers pass over the elephant c0
+    (turning it) and rest on the horse h0 before moving the elephant g0: the piece the hand turned
+    was the one touched, unless the rest left its own piece looking handled too."""
+    stretches = [(["c0"], 0.2), (["h0"], 0.4), (["g0", "h0", "f0"], 0.12),
+                 (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)]
+    ev = _settle(IncidentTracker(), Position(), "g0e2", stretches, looks_changed={"c0": 0.6, "h0": 0.06})
+    assert _touches(ev) == [sorted([_p("c0"), _p("g0")])]
+    ev = _settle(IncidentTracker(), Position(), "g0e2", stretches, looks_changed={"c0": 0.6, "h0": 0.4})
+    assert _touches(ev) == [sorted([_p("h0"), _p("g0")])]

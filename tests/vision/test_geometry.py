@@ -79,3 +79,14 @@ def test_red_evidence_from_general_positions():
     probs[85, 0], probs[85, CLASSES.index("k")] = 0.0, 1.0    # black general on e9
     assert red_evidence_from_probs(probs) > 0
     assert red_evidence_from_probs(probs[::-1]) < 0
+
+
+def test_points_moved_is_the_largest_move_of_a_point_along_either_image_axis_in_spacings():
+    from vision.geometry import points_moved
+    h = np.array([[50.0, 0.0, 100.0], [0.0, -50.0, 600.0], [0.0, 0.0, 1.0]])
+    slid = np.array([[1.0, 0.0, 3.0], [0.0, 1.0, -4.0], [0.0, 0.0, 1.0]]) @ h
+    assert points_moved(h, h) == 0.0
+    assert abs(points_moved(h, slid) - 4 / 50) < 1e-9
+    sheared = h.copy()
+    sheared[0, 1] += 1.0    # the far end of the board moves most: 9 ranks up, 9 px
+    assert abs(points_moved(h, sheared) - 9 / geo.point_spacing_px(sheared)) < 1e-9
