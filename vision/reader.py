@@ -256,7 +256,9 @@ class LockDoubtConfig:
     not all read again: a lock that has just followed a knock may still be off, and a disc read
     on it then would be measured off its point (tuning 8351: the cannon h2 read 'between
     points' that way, and the hand on it was 'putting it right', no touch). The lock's own
-    refits of a steady view move it hundredths of a spacing."""
+    refits move it hundredths of a spacing, up to 0.06 in a frame while a hand hides part of
+    the lines (tuning 9111: such a refit taken for another lattice between two settles, and
+    a cannon knocked 0.42 off its point in between went unreported)."""
 
     doubt_below: float = 0.45
     better_by: float = 0.12
@@ -268,7 +270,7 @@ class LockDoubtConfig:
     audit_max_s: float = 16.0
     fewer_pieces_slack: int = 1
     same_within: float = 0.2
-    new_lattice_after: float = 0.05
+    new_lattice_after: float = 0.1
 
 
 @dataclass(frozen=True)
