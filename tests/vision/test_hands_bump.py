@@ -108,12 +108,16 @@ def _scene(shift_px: float = 0.0):
     return h, frame
 
 
-def _resets_after_the_lock_moves(sleeve_while_moving: bool) -> int:
-    """Feed a still board for a second, then (with or without a sleeve over the points) a lock
-    that moves by 0.15 spacings over two frames and stays there; count the detector's relearns."""
+def _slid(px: float) -> np.ndarray:
+    """The image map of a lock slid `px` pixels to the right."""
+    return np.array([[1, 0, px], [0, 1, 0], [0, 0, 1.0]])
+
+
+def _resets_over(poses: list[np.ndarray], sleeves: list[bool]) -> int:
+    """Feed the drawn board (_scene) seen under each pose in turn, a sleeve over the points where
+    `sleeves` says; count the detector's relearns."""
     from vision import hands as vh
-    h, frame = _scene()
-    moved = np.array([[1, 0, 6.0], [0, 1, 0], [0, 0, 1.0]]) @ h    # 0.15 of a 40 px spacing
+    _, frame = _scene()
     noise = np.random.default_rng(5)
     det = vh.HandDetector()
     resets = 0
@@ -124,20 +128,18 @@ def _resets_after_the_lock_moves(sleeve_while_moving: bool) -> int:
         resets += 1
         reset()
     det.reset = counted     # type: ignore[method-assign]
-    t = 0.0
-    for _ in range(25):
-        det.update(frame(False, noise), h, t)
-        t += 0.04
-    for _ in range(10):
-        det.update(frame(sleeve_while_moving, noise), h, t)
-        t += 0.04
-    for step in (0.5, 1.0):
-        det.update(frame(sleeve_while_moving, noise), h + step * (moved - h), t)
-        t += 0.04
-    for _ in range(10):
-        det.update(frame(sleeve_while_moving, noise), moved, t)
-        t += 0.04
+    for k, (pose, sleeve) in enumerate(zip(poses, sleeves)):
+        det.update(frame(sleeve, noise), pose, 0.04 * k)
     return resets
+
+
+def _resets_after_the_lock_moves(sleeve_while_moving: bool) -> int:
+    """Feed a still board for a second, then (with or without a sleeve over the points) a lock
+    that moves by 0.15 spacings over two frames and stays there; count the detector's relearns."""
+    h, _ = _scene()
+    moved = _slid(6.0) @ h    # 0.15 of a 40 px spacing
+    poses = [h] * 35 + [h + 0.5 * (moved - h), moved] + [moved] * 10
+    return _resets_over(poses, [False] * 25 + [sleeve_while_moving] * 22)
 
 
 def test_a_lock_that_wanders_under_a_hand_leaves_the_learnt_board_alone_but_a_knock_does_not() -> None:
@@ -151,26 +153,11 @@ def test_a_lock_that_wanders_under_a_hand_leaves_the_learnt_board_alone_but_a_kn
 def _resets_after_a_knock_followed_in_two_steps(rest_between: int) -> int:
     """A still board, then a lock that moves 0.15 spacings over two frames, rests `rest_between`
     frames, and moves 0.07 spacings more; the detector's relearns counted."""
-    from vision import hands as vh
-    h, frame = _scene()
-    first = np.array([[1, 0, 6.0], [0, 1, 0], [0, 0, 1.0]]) @ h     # 0.15 of a 40 px spacing
-    second = np.array([[1, 0, 2.8], [0, 1, 0], [0, 0, 1.0]]) @ first  # 0.07 more
-    noise = np.random.default_rng(5)
-    det = vh.HandDetector()
-    resets = 0
-    reset = det.reset
-
-    def counted() -> None:
-        nonlocal resets
-        resets += 1
-        reset()
-    det.reset = counted     # type: ignore[method-assign]
-    t = 0.0
+    h, _ = _scene()
+    first = _slid(6.0) @ h        # 0.15 of a 40 px spacing
+    second = _slid(2.8) @ first   # 0.07 more
     poses = [h] * 25 + [h + 0.5 * (first - h)] + [first] * (1 + rest_between) + [second] * 10
-    for pose in poses:
-        det.update(frame(False, noise), pose, t)
-        t += 0.04
-    return resets
+    return _resets_over(poses, [False] * len(poses))
 
 
 def test_a_knock_the_lock_follows_in_steps_is_learnt_again_after_its_last_step() -> None:
@@ -254,7 +241,7 @@ def test_the_look_of_the_board_between_moves_is_forgotten_when_the_camera_is_kno
     empty while an arm lay there (tuning 8316: a move read with the hand still over the board)."""
     from vision import hands as vh
     h, frame = _scene()
-    moved = np.array([[1, 0, 6.0], [0, 1, 0], [0, 0, 1.0]]) @ h    # 0.15 of a 40 px spacing
+    moved = _slid(6.0) @ h    # 0.15 of a 40 px spacing
     noise = np.random.default_rng(5)
     det = vh.HandDetector()
     t = 0.0
