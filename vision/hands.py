@@ -552,9 +552,8 @@ class HandDetector:
                 # its place (held-back 9179 of stop 37, moved to tuning: the lock followed a knock
                 # in steps, the background learnt on one 0.11 spacings off, and the last step of
                 # 0.07 left the strip beyond the board's edge 'an arm' for eleven seconds, three
-                # moves and a re-touch unread)
-                again = self._relearnt_after_knock
-                if (shift >= self.relearn_spacings or again) and not self._bump_under_hand:
+                # moves read late)
+                if (shift >= self.relearn_spacings or self._relearnt_after_knock) and not self._bump_under_hand:
                     self.reset()
                     self._relearnt_after_knock = True
         self._last_h = np.array(h, np.float64)
