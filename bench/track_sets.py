@@ -1071,12 +1071,10 @@ TUNING: tuple[BenchClip, ...] = (
     BenchClip(9198, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 2), ("retouch", 6)),
               {"tilt_deg": 13.0, "azimuth_deg": 50.0, "fov_deg": 52.0, "blur": 1.7, "noise": 2.5, "glare": True, "bump": True}),
     BenchClip(9199, "mat", 8, (("arm_pass", 1), ("retouch", 6), ("touch_move_other", 8)),
-              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 75.0, "blur": 1.9, "bump": True}))
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 38 by bench/draw_clips.py --seed 2026120338 --first 9200 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+              {"tilt_deg": 6.0, "azimuth_deg": 215.0, "fov_deg": 75.0, "blur": 1.9, "bump": True}),
+    # held back at stop 38 (9200-9229), scored once there and moved here at stop 39 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120339 --first 9230 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9200, "wood", 8, (("between_points", 2), ("retouch", 4), ("arm_pass", 6)),
               {"tilt_deg": 29.5, "azimuth_deg": 60.0, "fov_deg": 47.5, "distortion": -0.1, "shadows": True, "bump": True}),
     BenchClip(9201, "cloth", 8, (("between_points", 1), ("touch_move_other", 5), ("arm_pass", 7)),
@@ -1136,7 +1134,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9228, "plastic", 8, (("arm_pass", 2), ("between_points", 5), ("retouch", 6)),
               {"tilt_deg": 13.5, "azimuth_deg": 70.0, "fov_deg": 54.5, "distortion": -0.02, "noise": 3.6, "glare": True, "shadows": True, "bump": True}),
     BenchClip(9229, "mat", 8, (("arm_pass", 5), ("knocked", 6), ("between_points", 8)),
-              {"tilt_deg": 30.0, "azimuth_deg": 290.0, "fov_deg": 67.0, "glare": True, "bump": True}),
+              {"tilt_deg": 30.0, "azimuth_deg": 290.0, "fov_deg": 67.0, "glare": True, "bump": True}))
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 39 by bench/draw_clips.py --seed 2026120339 --first 9230 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9230, "wood", 8, (("between_points", 1), ("arm_pass", 3), ("knocked", 6)),
+              {"tilt_deg": 14.0, "azimuth_deg": 145.0, "fov_deg": 46.5, "blur": 1.2, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9231, "cloth", 8, (("arm_pass", 1), ("between_points", 5), ("retouch", 6)),
+              {"tilt_deg": 33.5, "azimuth_deg": 90.0, "fov_deg": 56.0, "distortion": -0.09, "blur": 1.0, "noise": 3.9, "glare": True, "bump": True}),
+    BenchClip(9232, "paper", 8, (("knocked", 2), ("between_points", 6), ("arm_pass", 7)),
+              {"tilt_deg": 18.5, "azimuth_deg": 210.0, "fov_deg": 76.5, "blur": 0.9, "noise": 5.6, "glare": True, "bump": True}),
+    BenchClip(9233, "plastic", 8, (("arm_pass", 2), ("touch_move_other", 3), ("retouch", 7)),
+              {"tilt_deg": 12.0, "azimuth_deg": 240.0, "fov_deg": 66.0, "noise": 2.4, "glare": True, "bump": True}),
+    BenchClip(9234, "mat", 8, (("between_points", 1), ("arm_pass", 2), ("touch_move_other", 5)),
+              {"tilt_deg": 36.5, "azimuth_deg": 170.0, "fov_deg": 53.5, "blur": 0.9, "bump": True}),
+    BenchClip(9235, "wood", 8, (("retouch", 2), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 19.5, "azimuth_deg": 195.0, "fov_deg": 61.0, "blur": 1.1, "noise": 6.1, "bump": False}),
+    BenchClip(9236, "cloth", 8, (("arm_pass", 2), ("knocked", 7), ("between_points", 8)),
+              {"tilt_deg": 29.5, "azimuth_deg": 100.0, "fov_deg": 58.0, "bump": True}),
+    BenchClip(9237, "paper", 8, (("arm_pass", 1), ("knocked", 6), ("retouch", 7)),
+              {"tilt_deg": 24.5, "azimuth_deg": 330.0, "fov_deg": 62.0, "distortion": -0.06, "noise": 6.2, "shadows": True, "bump": True}),
+    BenchClip(9238, "plastic", 8, (("touch_move_other", 2), ("between_points", 3), ("arm_pass", 8)),
+              {"tilt_deg": 12.0, "azimuth_deg": 305.0, "fov_deg": 54.0, "blur": 1.0, "noise": 5.2, "shadows": True, "bump": False}),
+    BenchClip(9239, "mat", 8, (("retouch", 4), ("touch_move_other", 5), ("arm_pass", 7)),
+              {"tilt_deg": 14.5, "azimuth_deg": 240.0, "fov_deg": 71.0, "blur": 2.0, "bump": True}),
+    BenchClip(9240, "wood", 8, (("touch_move_other", 2), ("retouch", 3), ("arm_pass", 8)),
+              {"tilt_deg": 28.5, "azimuth_deg": 265.0, "fov_deg": 78.0, "blur": 2.0, "bump": True}),
+    BenchClip(9241, "cloth", 8, (("retouch", 2), ("between_points", 4), ("arm_pass", 7)),
+              {"tilt_deg": 29.5, "azimuth_deg": 120.0, "fov_deg": 65.0, "blur": 1.6, "noise": 2.2, "glare": True, "bump": True}),
+    BenchClip(9242, "paper", 8, (("arm_pass", 1), ("knocked", 4), ("touch_move_other", 6)),
+              {"tilt_deg": 19.0, "azimuth_deg": 35.0, "fov_deg": 53.5, "noise": 4.4, "shadows": True, "bump": False}),
+    BenchClip(9243, "plastic", 8, (("arm_pass", 1), ("retouch", 2), ("knocked", 4)),
+              {"tilt_deg": 4.0, "azimuth_deg": 35.0, "fov_deg": 73.0, "distortion": -0.09, "bump": False}),
+    BenchClip(9244, "mat", 8, (("arm_pass", 2), ("between_points", 5), ("retouch", 7)),
+              {"tilt_deg": 34.5, "azimuth_deg": 270.0, "fov_deg": 74.0, "distortion": -0.01, "shadows": True, "bump": True}),
+    BenchClip(9245, "wood", 8, (("arm_pass", 1), ("between_points", 3), ("retouch", 5)),
+              {"tilt_deg": 31.5, "azimuth_deg": 35.0, "fov_deg": 48.5, "blur": 1.4, "noise": 6.1, "bump": True}),
+    BenchClip(9246, "cloth", 8, (("between_points", 1), ("arm_pass", 5), ("knocked", 8)),
+              {"tilt_deg": 21.0, "azimuth_deg": 240.0, "fov_deg": 70.0, "distortion": 0.02, "blur": 1.9, "glare": True, "bump": False}),
+    BenchClip(9247, "paper", 8, (("arm_pass", 1), ("touch_move_other", 5), ("retouch", 7)),
+              {"tilt_deg": 24.5, "azimuth_deg": 115.0, "fov_deg": 50.5, "noise": 5.7, "shadows": True, "bump": True}),
+    BenchClip(9248, "plastic", 8, (("between_points", 3), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 43.0, "azimuth_deg": 345.0, "fov_deg": 68.0, "distortion": -0.08, "shadows": True, "bump": True}),
+    BenchClip(9249, "mat", 8, (("between_points", 4), ("retouch", 6), ("arm_pass", 7)),
+              {"tilt_deg": 11.5, "azimuth_deg": 45.0, "fov_deg": 77.0, "blur": 1.7, "glare": True, "bump": True}),
+    BenchClip(9250, "wood", 8, (("arm_pass", 1), ("retouch", 6), ("between_points", 7)),
+              {"tilt_deg": 29.5, "azimuth_deg": 345.0, "fov_deg": 58.0, "glare": True, "bump": True}),
+    BenchClip(9251, "cloth", 8, (("knocked", 1), ("between_points", 6), ("arm_pass", 7)),
+              {"tilt_deg": 16.5, "azimuth_deg": 45.0, "fov_deg": 60.0, "blur": 0.7, "bump": True}),
+    BenchClip(9252, "paper", 8, (("arm_pass", 1), ("retouch", 7), ("between_points", 8)),
+              {"tilt_deg": 13.5, "azimuth_deg": 115.0, "fov_deg": 57.5, "bump": False}),
+    BenchClip(9253, "plastic", 8, (("knocked", 1), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 28.5, "azimuth_deg": 335.0, "fov_deg": 51.5, "bump": True}),
+    BenchClip(9254, "mat", 8, (("arm_pass", 2), ("retouch", 7), ("knocked", 8)),
+              {"tilt_deg": 19.0, "azimuth_deg": 355.0, "fov_deg": 47.0, "glare": True, "bump": True}),
+    BenchClip(9255, "wood", 8, (("arm_pass", 3), ("knocked", 5), ("touch_move_other", 7)),
+              {"tilt_deg": 32.0, "azimuth_deg": 270.0, "fov_deg": 63.5, "glare": True, "bump": True}),
+    BenchClip(9256, "cloth", 8, (("retouch", 3), ("arm_pass", 4), ("knocked", 5)),
+              {"tilt_deg": 12.5, "azimuth_deg": 205.0, "fov_deg": 73.0, "blur": 1.3, "glare": True, "bump": False}),
+    BenchClip(9257, "paper", 8, (("arm_pass", 4), ("between_points", 5), ("retouch", 7)),
+              {"tilt_deg": 10.0, "azimuth_deg": 135.0, "fov_deg": 73.0, "distortion": -0.01, "glare": True, "bump": True}),
+    BenchClip(9258, "plastic", 8, (("knocked", 1), ("retouch", 2), ("arm_pass", 8)),
+              {"tilt_deg": 31.5, "azimuth_deg": 210.0, "fov_deg": 58.0, "distortion": -0.07, "blur": 1.1, "bump": True}),
+    BenchClip(9259, "mat", 8, (("touch_move_other", 6), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 21.5, "azimuth_deg": 275.0, "fov_deg": 63.0, "distortion": 0.05, "noise": 6.3, "glare": True, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
