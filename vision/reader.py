@@ -613,7 +613,7 @@ class BoardReader:
 
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
-        from .disc import DiscMeter
+        from .disc import CentredRead, DiscMeter
         assert self._clf is not None and self.h is not None, "disc offsets are measured on a locked, classified board"
         m = self._clf.model
         if self._discs is None:
@@ -621,7 +621,12 @@ class BoardReader:
 
         def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
             return m.predict(m.extract(img, h, offsets=off, points=pts.tolist()))
-        return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height)
+
+        def recentre(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
+            read = m.predict_full(m.extract(img, h, offsets=off, points=pts.tolist()))
+            return CentredRead(read.probs, read.offsets)
+        return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height,
+                                   recentre=recentre)
 
     def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         """One video frame -> Observation (pose None while the board is not found)."""
