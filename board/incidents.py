@@ -1459,7 +1459,7 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # hand knocked red's soldier c3 0.29 spacings off, measured 0.11, its face changed 1.0)
         short = cfg.knocked_other_shift if s.mover is not None and not s.mover.owns(CLASS_LETTERS[c]) \
             else cfg.handled_shift
-        off = shift >= cfg.knock or (shift >= short and knocked_face(s, p))
+        off = shift >= cfg.knock or (shift >= short and knocked_face(s, p) and not touched_own(s, p, c))
         is_faded = faded(s, p)
         if (off or is_faded) and p not in pending:
             found.knocked.add(p)
@@ -1474,6 +1474,17 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                 mem.knocked_reported.add(p)
             else:
                 mem.pending_faded.append(PendingKnock(p, c, ev))
+
+
+def touched_own(s: SettleFacts, p: int, c: int) -> bool:
+    """The mover's own fingertips rested on its own piece on p alone (`dwell_s`, the mover's own hand):
+    a face turned and a disc pushed short of a knock there is the touch's doing, for judge_touch,
+    not a knock (tuning 8873: red's fingertips rested 1.2 s on the elephant g0, which turned and
+    moved 0.19, before red moved i0h0: 'knocked'; offsets walked to full size measure such a
+    push past `handled_shift`)."""
+    if s.mover is None or not s.mover.owns(CLASS_LETTERS[c]):
+        return False
+    return any(tips(s.episode, d, s.mover) == [p] for d in dwells(s.episode, s.mover, s.cfg.dwell_s, True))
 
 
 MAX_PLIES_FOR_TOUCH = 2   # a touch is judged in a settle explained by at most this many plies (a quick reply)

@@ -528,6 +528,27 @@ def test_a_disc_measured_short_of_a_knock_whose_face_alone_turned_was_knocked():
     assert knocks(0.99, 0.05, push=0.7) == set()
 
 
+def test_an_own_disc_turned_and_pushed_short_of_a_knock_under_the_movers_resting_fingertips_was_touched():
+    """Tuning 8873: red's fingertips rested 1.2 s on its elephant g0, which turned and moved 0.19
+    spacings (offsets walked to full size), and red then moved i0h0: 'knocked'. The push of a
+    hand resting on its own piece is that touch's doing; the knock rule leaves it to judge_touch.
+    A push as far as a knock, or fingertips resting elsewhere, is still a knock."""
+    pos = Position()
+    off = np.zeros((90, 2))
+    off[_p("c0")] = (0.13, -0.14)
+
+    def knocks(rest: list[str], push: float = 1.0) -> set[int]:
+        f = _facts(pos, "b2b1", [(rest, 1.2), (["b2"], 0.4), (["b1"], 0.4)], after_offsets=off * push)
+        f = _with_faces(f, {"c0": 0.99, "d0": 0.05, "e0": 0.05, "a0": 0.05}, ["c0", "d0", "e0", "a0"])
+        found = Findings()
+        knocked(f, IncidentMemory(), found)
+        return found.knocked
+
+    assert knocks(["c0"]) == set()
+    assert knocks(["e3"]) == {_p("c0")}
+    assert knocks(["c0"], push=1.6) == {_p("c0")}
+
+
 def test_an_opponents_disc_turned_alone_as_a_knock_turns_one_and_moved_a_little_was_knocked():
     """Held-back 8868 (moved to tuning): black's hand knocked red's soldier c3 0.29 spacings off,
     measured 0.11 (short of a touch's push), its face changed 1.0 and no other piece's much. The
