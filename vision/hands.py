@@ -49,16 +49,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .geometry import points_moved
+
 P = 12          # rectified pixels per point spacing
 MARGIN = 1      # ring of cells outside the lattice (point spacings)
 GX, GY = 9 + 2 * MARGIN, 10 + 2 * MARGIN
-
-
-def _lattice_shift(h: np.ndarray, other: np.ndarray) -> float:
-    """How far the lattice under `h` lies from the one under `other`: the largest move of a point,
-    in point spacings."""
-    from .geometry import points_moved
-    return points_moved(other, h)
 
 
 @dataclass
@@ -514,7 +509,7 @@ class HandDetector:
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
         if self._last_h is not None and self.bg is not None:
-            moved = _lattice_shift(h, self._last_h)
+            moved = points_moved(self._last_h, h)
             if moved > self.bump_spacings:
                 # the board between moves was seen from where the camera was: that look tells
                 # nothing from the new viewpoint (tuning 8316: after a knock, cells released as
@@ -535,7 +530,7 @@ class HandDetector:
                     self._bump_under_hand = self.quiet_look is not None and bool(inner.any()) \
                         and float(inner.mean()) < BUMP_HIDES_ALL
             elif self._bumped_from is not None:
-                shift = _lattice_shift(h, self._bumped_from)
+                shift = points_moved(self._bumped_from, h)
                 self._bumped_from = None
                 # the camera has come to rest after a knock: the discs stand up off the board, so
                 # from the new viewpoint every piece (and the strip beyond the edge) looks a little
