@@ -433,7 +433,9 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         need |= np.asarray(fit_also, dtype=bool).reshape(-1)
     out[empty] = 0.0
     if not need.any():
-        return out
+        # nothing to fit; the walk still gets its say (its own thresholds choose whom to walk)
+        return out if recentre is None else _walked(image_bgr, homography, idx, probs, model, out, empty, unsure,
+                                                     recentre, cfg)
     k = np.flatnonzero(need)
     fit = fit_discs(image_bgr, homography, idx[k], height=height, radii=radii, config=cfg)
     if fit_out is not None:
@@ -509,18 +511,18 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         seen &= ~faint[sub] | same
         out[k[sub[seen]]] = fo[sub[seen]]
     if recentre is not None:
-        out = _walked(image_bgr, homography, idx, probs, model, out, recentre, cfg)
+        out = _walked(image_bgr, homography, idx, probs, model, out, empty, unsure, recentre, cfg)
     return out
 
 
 def _walked(image_bgr: np.ndarray, homography: np.ndarray, idx: np.ndarray, probs: np.ndarray, model: np.ndarray,
-            out: np.ndarray, recentre: Recentre, cfg: DiscConfig) -> np.ndarray:
+            out: np.ndarray, empty: np.ndarray, unsure: np.ndarray, recentre: Recentre, cfg: DiscConfig) -> np.ndarray:
     """`out` with the discs that the model and the rim left short of `walk_accept` walked to
     (walk_to_disc), where the walk settles on a piece read surely within `walk_reach` of its point,
     the way the model first pointed. A piece read surely on its point must read the same piece
-    there (a walk that slid onto a neighbour's disc reads that one)."""
+    there (a walk that slid onto a neighbour's disc reads that one). `empty`, `unsure`: point_offsets'
+    readings of the points (read empty; read a piece, but not surely)."""
     mn = np.linalg.norm(model, axis=1)
-    empty = probs[:, 0] >= cfg.empty_prob
     short = np.linalg.norm(out, axis=1) < cfg.walk_accept
     walk = np.flatnonzero(short & (mn >= np.where(empty, cfg.walk_from_empty, cfg.walk_from)))
     if walk.size == 0:
@@ -528,7 +530,7 @@ def _walked(image_bgr: np.ndarray, homography: np.ndarray, idx: np.ndarray, prob
     end = walk_to_disc(image_bgr, homography, idx[walk], model[walk], recentre, cfg)
     wn = np.linalg.norm(end.offsets, axis=1)
     cos = (end.offsets * model[walk]).sum(1) / np.maximum(wn * mn[walk], 1e-9)
-    sure = ~empty[walk] & (probs[walk, 0] < cfg.off_crop_empty)
+    sure = ~empty[walk] & ~unsure[walk]
     same = ~sure | (np.argmax(end.probs, axis=1) == np.argmax(probs[walk], axis=1))
     take = (end.settled & (end.probs[:, 0] < cfg.confirm_empty_max) & same & (wn >= cfg.walk_accept)
             & (np.abs(end.offsets).max(axis=1) <= cfg.walk_reach) & (cos >= cfg.shy_cos))

@@ -619,12 +619,12 @@ class BoardReader:
         if self._discs is None:
             self._discs = DiscMeter()
 
-        def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
-            return m.predict(m.extract(img, h, offsets=off, points=pts.tolist()))
-
         def recentre(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
             read = m.predict_full(m.extract(img, h, offsets=off, points=pts.tolist()))
             return CentredRead(read.probs, read.offsets)
+
+        def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
+            return recentre(img, h, pts, off).probs
         return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height,
                                    recentre=recentre)
 
