@@ -1134,12 +1134,10 @@ TUNING: tuple[BenchClip, ...] = (
     BenchClip(9228, "plastic", 8, (("arm_pass", 2), ("between_points", 5), ("retouch", 6)),
               {"tilt_deg": 13.5, "azimuth_deg": 70.0, "fov_deg": 54.5, "distortion": -0.02, "noise": 3.6, "glare": True, "shadows": True, "bump": True}),
     BenchClip(9229, "mat", 8, (("arm_pass", 5), ("knocked", 6), ("between_points", 8)),
-              {"tilt_deg": 30.0, "azimuth_deg": 290.0, "fov_deg": 67.0, "glare": True, "bump": True}))
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 39 by bench/draw_clips.py --seed 2026120339 --first 9230 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+              {"tilt_deg": 30.0, "azimuth_deg": 290.0, "fov_deg": 67.0, "glare": True, "bump": True}),
+    # held back at stop 39 (9230-9259), scored once there and moved here at stop 40 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120340 --first 9260 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9230, "wood", 8, (("between_points", 1), ("arm_pass", 3), ("knocked", 6)),
               {"tilt_deg": 14.0, "azimuth_deg": 145.0, "fov_deg": 46.5, "blur": 1.2, "glare": True, "shadows": True, "bump": True}),
     BenchClip(9231, "cloth", 8, (("arm_pass", 1), ("between_points", 5), ("retouch", 6)),
@@ -1199,7 +1197,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9258, "plastic", 8, (("knocked", 1), ("retouch", 2), ("arm_pass", 8)),
               {"tilt_deg": 31.5, "azimuth_deg": 210.0, "fov_deg": 58.0, "distortion": -0.07, "blur": 1.1, "bump": True}),
     BenchClip(9259, "mat", 8, (("touch_move_other", 6), ("between_points", 7), ("arm_pass", 8)),
-              {"tilt_deg": 21.5, "azimuth_deg": 275.0, "fov_deg": 63.0, "distortion": 0.05, "noise": 6.3, "glare": True, "bump": True}),
+              {"tilt_deg": 21.5, "azimuth_deg": 275.0, "fov_deg": 63.0, "distortion": 0.05, "noise": 6.3, "glare": True, "bump": True}))
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 40 by bench/draw_clips.py --seed 2026120340 --first 9260 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9260, "wood", 8, (("between_points", 2), ("arm_pass", 3), ("knocked", 7)),
+              {"tilt_deg": 28.5, "azimuth_deg": 35.0, "fov_deg": 69.0, "noise": 5.2, "glare": True, "bump": True}),
+    BenchClip(9261, "cloth", 8, (("between_points", 1), ("arm_pass", 2), ("touch_move_other", 5)),
+              {"tilt_deg": 29.0, "azimuth_deg": 185.0, "fov_deg": 46.0, "blur": 1.8, "bump": True}),
+    BenchClip(9262, "paper", 8, (("retouch", 1), ("arm_pass", 4), ("touch_move_other", 5)),
+              {"tilt_deg": 41.0, "azimuth_deg": 290.0, "fov_deg": 58.0, "distortion": -0.1, "blur": 0.9, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9263, "plastic", 8, (("retouch", 1), ("arm_pass", 4), ("between_points", 7)),
+              {"tilt_deg": 21.5, "azimuth_deg": 325.0, "fov_deg": 77.5, "distortion": -0.04, "blur": 0.7, "glare": True, "bump": True}),
+    BenchClip(9264, "mat", 8, (("knocked", 6), ("arm_pass", 7), ("between_points", 8)),
+              {"tilt_deg": 20.0, "azimuth_deg": 235.0, "fov_deg": 48.0, "blur": 1.3, "bump": True}),
+    BenchClip(9265, "wood", 8, (("arm_pass", 4), ("touch_move_other", 5), ("knocked", 7)),
+              {"tilt_deg": 9.0, "azimuth_deg": 170.0, "fov_deg": 54.0, "blur": 1.4, "bump": True}),
+    BenchClip(9266, "cloth", 8, (("between_points", 1), ("touch_move_other", 2), ("arm_pass", 5)),
+              {"tilt_deg": 41.0, "azimuth_deg": 35.0, "fov_deg": 51.5, "bump": True}),
+    BenchClip(9267, "paper", 8, (("retouch", 2), ("arm_pass", 6), ("between_points", 7)),
+              {"tilt_deg": 31.0, "azimuth_deg": 185.0, "fov_deg": 78.0, "distortion": -0.02, "noise": 2.1, "bump": False}),
+    BenchClip(9268, "plastic", 8, (("arm_pass", 2), ("knocked", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 14.0, "azimuth_deg": 185.0, "fov_deg": 54.0, "blur": 1.3, "noise": 3.0, "bump": True}),
+    BenchClip(9269, "mat", 8, (("knocked", 1), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 18.5, "azimuth_deg": 350.0, "fov_deg": 50.5, "glare": True, "bump": True}),
+    BenchClip(9270, "wood", 8, (("between_points", 1), ("arm_pass", 2), ("retouch", 4)),
+              {"tilt_deg": 41.0, "azimuth_deg": 180.0, "fov_deg": 52.5, "noise": 3.0, "bump": True}),
+    BenchClip(9271, "cloth", 8, (("retouch", 3), ("between_points", 4), ("arm_pass", 7)),
+              {"tilt_deg": 18.0, "azimuth_deg": 185.0, "fov_deg": 60.0, "blur": 0.8, "bump": True}),
+    BenchClip(9272, "paper", 8, (("knocked", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 28.5, "azimuth_deg": 265.0, "fov_deg": 65.5, "noise": 2.8, "shadows": True, "bump": True}),
+    BenchClip(9273, "plastic", 8, (("knocked", 1), ("between_points", 3), ("arm_pass", 8)),
+              {"tilt_deg": 36.0, "azimuth_deg": 65.0, "fov_deg": 72.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9274, "mat", 8, (("touch_move_other", 2), ("retouch", 5), ("arm_pass", 6)),
+              {"tilt_deg": 15.0, "azimuth_deg": 185.0, "fov_deg": 72.5, "glare": True, "bump": True}),
+    BenchClip(9275, "wood", 8, (("knocked", 3), ("retouch", 4), ("arm_pass", 7)),
+              {"tilt_deg": 7.0, "azimuth_deg": 80.0, "fov_deg": 58.0, "blur": 2.0, "noise": 4.8, "glare": True, "bump": False}),
+    BenchClip(9276, "cloth", 8, (("between_points", 2), ("touch_move_other", 6), ("arm_pass", 7)),
+              {"tilt_deg": 31.5, "azimuth_deg": 300.0, "fov_deg": 59.5, "noise": 6.3, "glare": True, "bump": True}),
+    BenchClip(9277, "paper", 8, (("between_points", 2), ("arm_pass", 3), ("touch_move_other", 6)),
+              {"tilt_deg": 17.5, "azimuth_deg": 345.0, "fov_deg": 72.5, "noise": 2.7, "bump": True}),
+    BenchClip(9278, "plastic", 8, (("arm_pass", 1), ("touch_move_other", 3), ("retouch", 5)),
+              {"tilt_deg": 25.5, "azimuth_deg": 70.0, "fov_deg": 47.5, "noise": 5.7, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9279, "mat", 8, (("retouch", 4), ("arm_pass", 6), ("between_points", 8)),
+              {"tilt_deg": 11.0, "azimuth_deg": 195.0, "fov_deg": 61.5, "blur": 2.0, "noise": 4.6, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9280, "wood", 8, (("touch_move_other", 3), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 38.5, "azimuth_deg": 25.0, "fov_deg": 75.0, "distortion": -0.07, "noise": 5.0, "bump": True}),
+    BenchClip(9281, "cloth", 8, (("between_points", 2), ("arm_pass", 5), ("retouch", 7)),
+              {"tilt_deg": 25.5, "azimuth_deg": 205.0, "fov_deg": 72.5, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9282, "paper", 8, (("knocked", 4), ("arm_pass", 7), ("between_points", 8)),
+              {"tilt_deg": 38.0, "azimuth_deg": 20.0, "fov_deg": 72.0, "distortion": -0.05, "noise": 2.7, "shadows": True, "bump": True}),
+    BenchClip(9283, "plastic", 8, (("arm_pass", 1), ("between_points", 7), ("retouch", 8)),
+              {"tilt_deg": 25.0, "azimuth_deg": 280.0, "fov_deg": 58.0, "distortion": 0.04, "shadows": True, "bump": False}),
+    BenchClip(9284, "mat", 8, (("knocked", 2), ("retouch", 6), ("arm_pass", 7)),
+              {"tilt_deg": 41.0, "azimuth_deg": 125.0, "fov_deg": 66.5, "bump": False}),
+    BenchClip(9285, "wood", 8, (("knocked", 2), ("arm_pass", 3), ("retouch", 7)),
+              {"tilt_deg": 19.5, "azimuth_deg": 275.0, "fov_deg": 53.0, "noise": 4.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9286, "cloth", 8, (("arm_pass", 2), ("between_points", 4), ("retouch", 6)),
+              {"tilt_deg": 25.5, "azimuth_deg": 180.0, "fov_deg": 71.0, "noise": 2.4, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9287, "paper", 8, (("arm_pass", 1), ("touch_move_other", 3), ("knocked", 4)),
+              {"tilt_deg": 21.5, "azimuth_deg": 200.0, "fov_deg": 67.0, "noise": 4.5, "glare": True, "bump": False}),
+    BenchClip(9288, "plastic", 8, (("between_points", 4), ("knocked", 5), ("arm_pass", 8)),
+              {"tilt_deg": 10.5, "azimuth_deg": 160.0, "fov_deg": 62.0, "distortion": -0.02, "noise": 4.0, "bump": True}),
+    BenchClip(9289, "mat", 8, (("knocked", 1), ("retouch", 5), ("arm_pass", 6)),
+              {"tilt_deg": 4.0, "azimuth_deg": 290.0, "fov_deg": 50.5, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
