@@ -262,6 +262,49 @@ def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class ArmCrossing:
+    """When a ring cell unlike the rest of its side (`_odd_ring`) is an arm crossing the edge.
+
+    Why: a patterned table (wood grain, a checked cloth) just beyond the board makes ring cells
+    odd pixel by pixel with no arm there (held-back 9243 of stop 39, moved to tuning: a grained
+    table beyond red's edge and a lamp's glare washing out red's corner were taken for a hand
+    from the first frame, and the board was never quiet: a whole game went unrecorded). Grain
+    keeps a cell's mean look near its side's; an arm or a sleeve lying across the ring changes
+    it, or carries on the look of the hand over the points beside it. Units: the features' log
+    brightness and scaled chroma (`_features`)."""
+
+    departs: float = 0.4    # a cell's mean differs from its side's median cell by this in some channel
+    resembles: float = 0.3  # ... or is within this of the covered points' median look in every channel
+
+
+def _side_median_means(means: np.ndarray) -> np.ndarray:
+    """(GY, GX, 3) for each non-corner ring cell, the median cell mean of its side of the ring
+    (zero elsewhere)."""
+    out = np.zeros_like(means)
+    out[0, 1:-1] = np.median(means[0, 1:-1], axis=0)
+    out[-1, 1:-1] = np.median(means[-1, 1:-1], axis=0)
+    out[1:-1, 0] = np.median(means[1:-1, 0], axis=0)
+    out[1:-1, -1] = np.median(means[1:-1, -1], axis=0)
+    return out
+
+
+def _arm_crosses(comp: np.ndarray, feat: np.ndarray, odd: np.ndarray, rule: ArmCrossing) -> bool:
+    """Whether an arm from the covered inner region `comp` (GY, GX) crosses the ring beside it:
+    an odd ring cell next to it whose mean look departs from its side's, or resembles the
+    region's (`ArmCrossing`)."""
+    near = cv2.dilate(comp.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & odd
+    if not near.any():
+        return False
+    means = feat[..., :3].reshape(GY, P, GX, P, 3).mean(axis=(1, 3))
+    side = _side_median_means(means)
+    region = np.median(means[comp], axis=0)
+    cells = means[near]
+    departs = np.abs(cells - side[near]).max(axis=1) >= rule.departs
+    resembles = np.abs(cells - region).max(axis=1) <= rule.resembles
+    return bool((departs | resembles).any())
+
+
 BUMP_HIDES_ALL = 0.9   # share of the points hidden at once that no hand covers: the camera itself moved
 
 
@@ -433,7 +476,8 @@ class HandDetector:
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
                  bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
                  bare_chroma: float = 0.12, arm_edge_frac: float = 0.25, relearn_spacings: float = 0.1,
-                 calm_look_s: float = 0.5, lattice: LatticeConfig | None = None) -> None:
+                 calm_look_s: float = 0.5, lattice: LatticeConfig | None = None,
+                 crossing: ArmCrossing | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
         a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
@@ -472,6 +516,7 @@ class HandDetector:
         self.arm_edge_frac = arm_edge_frac
         self.relearn_spacings = relearn_spacings
         self.lattice = lattice or LatticeConfig()
+        self.crossing = crossing or ArmCrossing()
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
 
@@ -826,7 +871,8 @@ class HandDetector:
         (GY, GX); None without a lattice.
 
         A region whose lattice is hidden is a hand only where its arm crosses the board's edge:
-        some ring cell beside it looks unlike the rest of its side of the ring (`_odd_ring`).
+        some ring cell beside it looks unlike the rest of its side of the ring (`_odd_ring`), in
+        its mean look and not just its grain, or like the hand itself (`_arm_crosses`).
         Glare washing out points by the edge hides the lattice there too, but the margin
         beyond it is the margin (tuning clip 8815: a glare patch held as a hand from the first
         frame kept the board from ever being quiet)."""
@@ -835,13 +881,11 @@ class HandDetector:
             return None
         cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
         if cov.any():
-            grow = np.ones((3, 3), np.uint8)
-            crossing = _odd_ring(feat)
+            odd = _odd_ring(feat)
             n, lab = cv2.connectedComponents(cov.astype(np.uint8), connectivity=8)
             for k in range(1, n):
                 comp = lab == k
-                if not (cv2.dilate(comp.astype(np.uint8), grow).astype(bool) & crossing).any() \
-                        or _along_side_file(comp):
+                if not _arm_crosses(comp, feat, odd, self.crossing) or _along_side_file(comp):
                     cov &= ~comp
         # the points around a covered region are under the same hand's fingertips or edge, which
         # may rest on a disc and leave its lattice in view
