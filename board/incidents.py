@@ -1621,6 +1621,15 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                     # where the fingers were is uncertain by a point: keep the other own piece
                     # the fingertips may have been on, as the touch in this stretch does
                     also = tuple(q for q in tips(ep, d, side) if q != c and own_piece(s, mem, side, q))[:1]
+                    turned = handled_piece(s)
+                    if turned is not None and turned != c and face_kept(s, c) and covered_during(ep, d, turned) \
+                            and own_piece(s, mem, side, turned):
+                        # the hand lay over two pieces and the fingertips were read on the wrong
+                        # one: the piece it turned is the one it was on (held-back 9234 of stop
+                        # 39, moved to tuning: red's hand over g0 and h0 by its edge, fingertips
+                        # read on g0 for 0.56 s, the chariot h0's face turned; lifted clear, then
+                        # g0 moved: 'touched g0', the piece moved, and nothing was reported)
+                        c, also = turned, (c,)
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
                                                "during": (d.frame_start + d.frame_end) // 2}, also,

@@ -1039,3 +1039,16 @@ def test_a_rest_on_a_piece_left_as_it_was_gives_way_to_the_piece_the_hand_clearl
     assert _touches(ev) == [sorted([_p("c0"), _p("g0")])]
     ev = _settle(IncidentTracker(), Position(), "g0e2", stretches, looks_changed={"c0": 0.6, "h0": 0.4})
     assert _touches(ev) == [sorted([_p("h0"), _p("g0")])]
+
+
+def test_a_rest_over_two_pieces_without_a_move_touched_the_one_whose_face_turned():
+    # held-back 9234 of stop 39 (moved to tuning): red's hand over the elephant g0 and the chariot
+    # h0 by its edge, the fingertips read on g0 for 0.56 s, h0's face turned; the hand lifted
+    # clear, then came back and moved g0. The rest named g0, the piece moved: no touch was seen.
+    over_both = [(["g0", "h0"], 0.56)]
+    move = [(["g0"], 0.4), (["d0", "e0", "f0", "e1", "e2", "d1", "f1"], 0.4)]
+    for looks, touched in (({"h0": 0.9}, [sorted([_p("g0"), _p("h0")])]), ({}, [])):
+        it = IncidentTracker()
+        assert _settle(it, Position(), None, over_both, looks_changed=looks) == []
+        ev = _settle(it, Position(), "g0e2", move, start=40, looks_changed={})
+        assert _touches(ev) == touched, looks
