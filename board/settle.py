@@ -174,26 +174,30 @@ def _discs_off_points(dests: list[Move], evidence: Evidence, offsets: np.ndarray
     between two points is seen from both, measured a little differently from each: positions nearer
     than `one_disc` are one disc, at their mean (tuning 8387: a cannon left between c7 and d7 was
     seen 0.41 off c7 and 0.47 off d7, nearest c7 from one and d7 from the other, and so neither)."""
-    found: list[list[np.ndarray]] = []
-    looked: set[int] = set()
+    points: list[int] = []
     for m in dests:
-        for q in (m.to_sq,) + tuple(neighbours(m.to_sq)):
-            if q in looked:
-                continue
-            looked.add(q)
-            if not disc_off_point(evidence, offsets, cfg, q):
-                continue
-            o = offsets[q]
-            if offsets_before is not None and off_by(offsets_before[q], cfg) \
-                    and float(np.linalg.norm(o - offsets_before[q])) < cfg.same_disc:
-                continue
-            disc = disc_place(q, o)
-            for group in found:
-                if float(np.linalg.norm(np.mean(group, axis=0) - disc)) < cfg.one_disc:
-                    group.append(disc)
-                    break
-            else:
-                found.append([disc])
+        points += [q for q in (m.to_sq,) + tuple(neighbours(m.to_sq)) if q not in points]
+    return discs_off_points_by(points, evidence, offsets, cfg, offsets_before)
+
+
+def discs_off_points_by(points: Sequence[int], evidence: Evidence, offsets: np.ndarray, cfg: IncidentConfig,
+                        offsets_before: np.ndarray | None) -> list[np.ndarray]:
+    """Where the discs seen off the points from `points` lie (`_discs_off_points`)."""
+    found: list[list[np.ndarray]] = []
+    for q in points:
+        if not disc_off_point(evidence, offsets, cfg, q):
+            continue
+        o = offsets[q]
+        if offsets_before is not None and off_by(offsets_before[q], cfg) \
+                and float(np.linalg.norm(o - offsets_before[q])) < cfg.same_disc:
+            continue
+        disc = disc_place(q, o)
+        for group in found:
+            if float(np.linalg.norm(np.mean(group, axis=0) - disc)) < cfg.one_disc:
+                group.append(disc)
+                break
+        else:
+            found.append([disc])
     return [np.mean(group, axis=0) for group in found]
 
 
@@ -429,13 +433,41 @@ def knocked_off_point(ctx: SettleContext, reference: np.ndarray | None = None) -
 def hand_came_near(ctx: SettleContext, p: int) -> bool:
     """A hand or arm came within `near_hand_points` of point p in this stretch (or in the one
     just before it: the hand may have left just before the reader looked again)."""
+    return hand_near(ctx.episode, ctx.prev_episode, p, ctx.cfg)
+
+
+def hand_near(episode: Episode, prev_episode: Episode | None, p: int, cfg: SettleConfig) -> bool:
+    """`hand_came_near` for a stretch and the one before it."""
     px, py = p % 9, p // 9
-    covered = list(ctx.episode.covered)
-    prev = ctx.prev_episode
-    if prev is not None and ctx.episode.t_start - prev.t_last <= ctx.cfg.knock_stretch_gap_s:
-        covered += prev.covered
-    reach = ctx.cfg.near_hand_points
+    covered = list(episode.covered)
+    if prev_episode is not None and episode.t_start - prev_episode.t_last <= cfg.knock_stretch_gap_s:
+        covered += prev_episode.covered
+    reach = cfg.near_hand_points
     return any(bool(np.any(np.maximum(np.abs(c % 9 - px), np.abs(c // 9 - py)) <= reach)) for _, _, c in covered)
+
+
+def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, episode: Episode,
+                  prev_episode: Episode | None, cfg: SettleConfig, offsets_before: np.ndarray | None) -> bool:
+    """The best explanation leaves one point unexplained, a piece of the record gone from it with a
+    hand near, and the reader sees a disc off the points within `disc_reach` of it that was not
+    there at the last settle: the piece was knocked aside, and the knock is in view now.
+
+    Why: an unexplained board waits `unexplained_wait_s` of clean frames for a hand the detector
+    missed, and a frame the detector calls stirred starts that wait again (held-back 9236 of stop
+    39, moved to tuning: red's cannon i9i6 knocked black's soldier g6 0.39 toward f6, read empty;
+    the board was quiet 0.4 s, stirred for two frames, quiet 0.4 s again, and black's hand came:
+    the move, the knock and black's reply were lost)."""
+    if len(ex.residual) != 1:
+        return False
+    p = int(ex.residual[0])
+    ev = reading.evidence
+    if int(ex.board[p]) == 0 or not ev.visible[p] or ev.observed()[p] != 0:
+        return False
+    if not hand_near(episode, prev_episode, p, cfg):
+        return False
+    near = (p,) + tuple(neighbours(p))
+    return any(float(np.hypot(d[0] - p % 9, d[1] - p // 9)) <= cfg.incidents.disc_reach
+               for d in discs_off_points_by(near, ev, reading.offsets, cfg.incidents, offsets_before))
 
 
 def _knocked_off_event(ctx: SettleContext, p: int, moves: list[Move] | None = None) -> Event:

@@ -39,7 +39,7 @@ from .explain import (CLASS_LETTERS, ExplainConfig, Explanation, board_classes, 
 from . import incidents as incident_rules
 from .record import GameRecord
 from .settle import (HeldBoard, SettleConfig, SettleContext, SettleOutcome, capture_under_way, explain_settle,
-                     illegal_reason, off_point_disc_move)
+                     illegal_reason, knock_in_view, off_point_disc_move)
 from .sync import Phase, SettleKind, SyncState
 from .turning import turned_homography, turned_offsets, turned_points
 from .window import Frame, Misread, SettleReading, SettleWindow, WindowConfig, read_frames
@@ -325,6 +325,8 @@ class Tracker:
         before = self.settled.offsets if self.settled is not None else None
         if off_point_disc_move(pos, reading, self._settle_cfg, before) is not None:
             return ex   # a disc seen off its point explains it now: no reason to wait
+        if knock_in_view(pos, reading, ex, self.episode, self._prev_episode, self._settle_cfg, before):
+            return ex   # ... and so does a piece knocked aside, its disc in view
         if self._held is not None and self._held.outlived_by(ex):
             return ex
         if not self.window.holding:

@@ -14,7 +14,7 @@ from board.explain import Evidence, board_classes, explain, log_readings
 from board.incidents import IncidentTracker
 from board.record import GameRecord
 from board.settle import (EXPLAINERS, SettleConfig, SettleContext, earlier_move_corrected,
-                          explain_settle, fewer_plies_by_correction, given_start_position, knocked_off,
+                          explain_settle, fewer_plies_by_correction, given_start_position, knock_in_view, knocked_off,
                           legal_moves, move_and_knocked_aside, move_and_knocked_off, moved_half_way,
                           moves_with_discs_off_points, off_point_destination_move, vanished_piece)
 from board.sync import SettleKind, SyncState
@@ -533,3 +533,28 @@ def test_of_two_discs_off_the_points_the_one_the_movers_hand_put_down_names_the_
     out = vanished_piece(_ctx(rec, reading, covered=["b0", "b1", "b2", "b3", "b4", "b5"]))
     assert out is not None and out.between == Move.from_iccs("b2b5")
     assert vanished_piece(_ctx(rec, reading, covered=["e0", "e1", "e2"])).between == Move.from_iccs("b2e2")
+
+
+def test_a_knock_is_in_view_only_with_a_fresh_disc_beside_the_one_point_gone_and_a_hand_near():
+    rec = GameRecord.starting(Position())
+    board = _after(rec.position, "h0g2")
+    board[_p("g3")] = 0                                  # the soldier knocked aside, read empty
+    off = np.zeros((90, 2))
+    off[_p("f3")] = (0.62, 0.02)                         # its disc seen from the empty f3, 0.38 off g3
+    hand = ["h1", "g2", "g3", "h2"]
+
+    def in_view(offsets: np.ndarray, covered: Sequence[str] = hand, before: np.ndarray | None = None,
+                read: np.ndarray = board) -> bool:
+        ctx = _ctx(rec, _reading(read, offsets), covered=covered, offsets_before=before)
+        return knock_in_view(rec.position, ctx.reading, ctx.explanation, ctx.episode, None, ctx.cfg, before)
+
+    assert in_view(off)
+    assert not in_view(np.zeros((90, 2)))                # no disc seen: a hand the detector missed may be there
+    assert not in_view(off, before=off)                  # the disc lay there before the move
+    assert not in_view(off, covered=["a9", "b9"])        # no hand came near the soldier
+    far = np.zeros((90, 2))
+    far[_p("e3")] = (0.5, 0.0)                           # a disc by e3, 1.5 points from g3
+    assert not in_view(far)
+    two_gone = board.copy()
+    two_gone[_p("c3")] = 0
+    assert not in_view(off, read=two_gone)               # more than the one point unexplained

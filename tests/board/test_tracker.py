@@ -403,3 +403,36 @@ def test_a_piece_knocked_off_during_a_move_and_quick_replies_keep_the_game_in_sy
     assert [(e.ply, e.points, e.side) for e in knocked] == [(1, [idx("i6")], "red")]
     assert not [e for e in events if e.type == "tracking" and e.status == "out_of_sync"]
     assert tr.sync == "in_sync"
+
+
+def test_a_piece_knocked_aside_with_its_disc_in_view_is_recorded_without_waiting_for_a_missed_hand():
+    """Held-back 9236 of stop 39, moved to tuning: red's cannon knocked black's soldier 0.39 off
+    its point, read empty there, its disc seen from the empty point beside it. An unexplained board
+    waits `unexplained_wait_s` of clean frames for a hand the detector missed; the board was quiet
+    0.4 s, stirred for two frames (nothing covered), quiet 0.4 s again, and black's hand came:
+    the move, the knock and black's reply were lost. A knocked disc in view explains the board."""
+    from board_scenario import idx
+    from synth import observations
+    s = Script(seed=32).quiet(0.5)
+    s.move("h2e2").quiet(0.6)
+    s.move("h9g7").quiet(0.6)
+    s.move("h0g2", knock_off="g3").quiet(0.4)   # the soldier g3 knocked toward f3, read empty
+    knocked_at = len(s.frames) - 10
+    for _ in range(2):                            # a stir: not quiet, nothing covered
+        s.quiet(0.04)
+        s.frames[-1].quiet = False
+    s.quiet(0.4)
+    black = len(s.frames)
+    s.move("b9c7").quiet(0.8)
+    sure = NoiseProfile(seed=32, conf_low=0.9, conf_high=0.97, flicker=0.0, weak_points=0.0, halo=0.0)
+    tr, events = Tracker(), []
+    for obs in observations(s.frames, sure):
+        if obs.frame_index >= knocked_at and not obs.occluded[idx("f3")]:
+            obs.offset[idx("f3")] = (0.62, 0.02)     # the disc, 0.38 off g3, seen from the empty f3
+        events.extend(tr.feed(obs))
+    events.extend(tr.finish())
+    assert moves_of(events) == ["h2e2", "h9g7", "h0g2", "b9c7"]
+    move = next(e for e in events if e.type == "move" and e.iccs == "h0g2")
+    assert move.t < s.frames[black].t, "the move waited past the next hand"
+    knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
+    assert [(e.ply, e.points, e.side) for e in knocked] == [(3, [idx("g3")], "red")]
