@@ -4,7 +4,9 @@ Why this way: the drawn lines are the one thing every board shares (wood, mat, p
 but pieces cover most intersections and much of each line. So we collect line-segment evidence
 (LSD), group it into the two dominant line families by their vanishing points, undo the
 perspective (vanishing points to infinity, families to the axes) so the lattice becomes two
-1-D combs of equally spaced lines, fit 9- and 10-tooth combs, and verify every candidate
+1-D combs of equally spaced lines, fit 9- and 10-tooth combs (and, when those find no clear
+board, each family's combs again within the stretch one of the other family's combs spans: a
+tiled floor's long lines can out-comb the board's own), and verify every candidate
 lattice directly in the image with ridge tests, including negative evidence: the river, where
 the inner files have no line, and the continuation of lines past the board edge. Candidates are
 refined on sub-pixel ridge points along every visible line segment (`lines.measure` +
@@ -93,6 +95,7 @@ class FamilyConfig(CheckedSettings):
     vp_polish_rounds: int = 5        # weighted least-squares rounds on the inliers
     weight_cap: float = 8.0          # a segment's comb weight is capped at this many times its family's median
     combs_per_count: int = 2         # comb candidates kept per family and tooth count (9 or 10)
+    window_margin: float = 0.5       # a family is combed again within the other's comb widened this many spacings
 
 
 @dataclass(frozen=True)
@@ -785,34 +788,45 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     best: LatticeCandidate | None = None
     vp_cache: dict[int, LineFamily | None] = {}
     for pair in _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]:
-        # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
-        # roughly: vanishing points come from short, broken segments) ...
-        hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config)]
-        rough = [LatticeCandidate(v.score, hb, v.polarity, v.support)
-                 for hb, v in zip(hbs, _verify_coarse_many(gray, hbs, config)) if v.score >= cfg.min_rough_score]
-        rough.sort(key=lambda r: -r.score)
-        # ... then pull the best few onto the nearby ridges and judge them strictly
-        refined = []
-        # (candidates far behind the best rough score are not worth a refinement; once the best
-        # already looks like a board, only close runners-up are)
-        keep = cfg.keep_close if rough and rough[0].score >= cfg.rough_board_like else cfg.keep_far
-        for r in [r for r in rough[:cfg.refined] if r.score >= keep * rough[0].score]:
-            hb, _ = refine(gray, r.homography, r.polarity, cfg.rough, config=config)
-            v = _verify(gray, hb, r.polarity, config=config)
-            refined.append(LatticeCandidate(v.score, hb, r.polarity, v.support))
-        refined.sort(key=lambda r: -r.score)
-        # the geometry of the best ones is now right; find which 9x10 window of lines it is
-        for r in refined[:cfg.judged]:
-            hb, _ = refine(gray, r.homography, r.polarity, cfg.strict, config=config)
-            hb = _window_search(gray, hb, r.polarity, exclude=exclude, config=config)
-            if any(same_lattice(hb, e) for e in exclude):
-                continue
-            v = _verify(gray, hb, r.polarity, config=config)
-            if best is None or v.score > best.score:
-                best = LatticeCandidate(v.score, hb, r.polarity, v.support)
-            if v.score > cfg.clear_board:  # clearly a board: no need to look at the runner-up
-                break
-        if best is not None and best.score > cfg.clear_board:
+        # the combs over all of each family's lines first; combed within each other's stretch
+        # only when those find no clear board (a patterned floor or table around the board)
+        for windowed in (False, True):
+            hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config, windowed)]
+            best = _judged(gray, hbs, best, exclude, config)
+            if best is not None and best.score > cfg.clear_board:
+                return best
+    return best
+
+
+def _judged(gray: np.ndarray, hbs: list[np.ndarray], best: LatticeCandidate | None,
+            exclude: tuple[np.ndarray, ...], config: LocateConfig) -> LatticeCandidate | None:
+    """The better of `best` and the best of the lattice hypotheses `hbs` (board -> gray), judged."""
+    cfg = config.search
+    # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
+    # roughly: vanishing points come from short, broken segments) ...
+    rough = [LatticeCandidate(v.score, hb, v.polarity, v.support)
+             for hb, v in zip(hbs, _verify_coarse_many(gray, hbs, config)) if v.score >= cfg.min_rough_score]
+    rough.sort(key=lambda r: -r.score)
+    # ... then pull the best few onto the nearby ridges and judge them strictly
+    refined = []
+    # (candidates far behind the best rough score are not worth a refinement; once the best
+    # already looks like a board, only close runners-up are)
+    keep = cfg.keep_close if rough and rough[0].score >= cfg.rough_board_like else cfg.keep_far
+    for r in [r for r in rough[:cfg.refined] if r.score >= keep * rough[0].score]:
+        hb, _ = refine(gray, r.homography, r.polarity, cfg.rough, config=config)
+        v = _verify(gray, hb, r.polarity, config=config)
+        refined.append(LatticeCandidate(v.score, hb, r.polarity, v.support))
+    refined.sort(key=lambda r: -r.score)
+    # the geometry of the best ones is now right; find which 9x10 window of lines it is
+    for r in refined[:cfg.judged]:
+        hb, _ = refine(gray, r.homography, r.polarity, cfg.strict, config=config)
+        hb = _window_search(gray, hb, r.polarity, exclude=exclude, config=config)
+        if any(same_lattice(hb, e) for e in exclude):
+            continue
+        v = _verify(gray, hb, r.polarity, config=config)
+        if best is None or v.score > best.score:
+            best = LatticeCandidate(v.score, hb, r.polarity, v.support)
+        if v.score > cfg.clear_board:  # clearly a board: no need to look at the runner-up
             break
     return best
 
@@ -1073,8 +1087,10 @@ def _family(sg: _Segments, p: int, rng: np.random.Generator, cache: dict[int, Li
 
 
 def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache: dict[int, LineFamily | None],
-                config: LocateConfig = DEFAULT_LOCATE) -> list[np.ndarray]:
-    """Lattice homographies (board -> normalised image) from two angle peaks."""
+                config: LocateConfig = DEFAULT_LOCATE, windowed: bool = False) -> list[np.ndarray]:
+    """Lattice homographies (board -> normalised image) from two angle peaks: each family's best
+    combs over all its lines, or (`windowed`) each family combed again within the stretch one of
+    the other family's combs spans."""
     cfg = config.families
     fams = []
     for p in (pair.a_deg, pair.b_deg):
@@ -1117,20 +1133,45 @@ def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache:
     len1 = np.minimum(len1, cfg.weight_cap * np.median(len1) + 1e-12)
     len2 = np.minimum(len2, cfg.weight_cap * np.median(len2) + 1e-12)
     rinv = np.linalg.inv(r)
-    out = []
     top = cfg.combs_per_count
     combs1 = _comb_candidates(pos1, len1, (9, 10), top=top, cfg=config.comb)  # y positions (family 1 horizontal)
     combs2 = _comb_candidates(pos2, len2, (9, 10), top=top, cfg=config.comb)  # x positions
-    for n1, n2 in ((10, 9), (9, 10)):
+    pairs = [] if windowed else [(c1, c2, n2) for n1, n2 in ((10, 9), (9, 10)) for c1 in combs1[n1] for c2 in combs2[n2]]
+    # each family's combs again on the stretch of its lines that one of the other family's combs
+    # spans: a patterned floor or table (tiles, a check) runs its own lines across the whole image,
+    # the board's stop at its edges (held-back 9258 of stop 39, moved to tuning: floor tiles parallel
+    # to the board, their long lines combed at 2.4 board spacings; the board's ranks, broken by
+    # the discs, made no comb of their own, and the lock held a lattice of tiles for 15 s)
+    ext1, ext2 = np.c_[a1[:, 0], b1[:, 0]], np.c_[a2[:, 1], b2[:, 1]]
+    for n1, n2 in (((10, 9), (9, 10)) if windowed else ()):
+        for c2 in combs2[n2]:
+            w1 = _within(ext1, _comb_span(c2, n2, cfg.window_margin)) * sg.rwt[i1]
+            for c1 in _comb_candidates(pos1, w1, (n1,), top=top, cfg=config.comb)[n1]:
+                pairs.append((c1, c2, n2))
         for c1 in combs1[n1]:
-            for c2 in combs2[n2]:
-                o1, s1, o2, s2 = c1.offset, c1.spacing, c2.offset, c2.spacing
-                if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
-                    lat = np.array([[s2, 0, o2], [0, s1, o1], [0, 0, 1]])
-                else:  # family 1 (y positions) are files: board x -> rect y
-                    lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
-                out.append(rinv @ lat)
+            w2 = _within(ext2, _comb_span(c1, n1, cfg.window_margin)) * sg.rwt[i2]
+            for c2 in _comb_candidates(pos2, w2, (n2,), top=top, cfg=config.comb)[n2]:
+                pairs.append((c1, c2, n2))
+    out = []
+    for c1, c2, n2 in pairs:
+        o1, s1, o2, s2 = c1.offset, c1.spacing, c2.offset, c2.spacing
+        if n2 == 9:  # family 2 (x positions) are files, family 1 (y) ranks
+            lat = np.array([[s2, 0, o2], [0, s1, o1], [0, 0, 1]])
+        else:  # family 1 (y positions) are files: board x -> rect y
+            lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
+        out.append(rinv @ lat)
     return out
+
+
+def _comb_span(comb: Comb, n: int, margin: float) -> tuple[float, float]:
+    """The stretch an n-tooth comb covers, widened by `margin` spacings on each side."""
+    return comb.offset - margin * comb.spacing, comb.offset + (n - 1 + margin) * comb.spacing
+
+
+def _within(ext: np.ndarray, span: tuple[float, float]) -> np.ndarray:
+    """(N,) how much of each segment's extent (N, 2: its two ends along its line) lies in `span`."""
+    lo, hi = np.minimum(ext[:, 0], ext[:, 1]), np.maximum(ext[:, 0], ext[:, 1])
+    return np.clip(np.minimum(hi, span[1]) - np.maximum(lo, span[0]), 0.0, None)
 
 
 def locate(image_bgr: np.ndarray, config: LocateConfig = DEFAULT_LOCATE) -> BoardPose:
