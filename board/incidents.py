@@ -158,6 +158,10 @@ class IncidentMemory:
     between_fresh: set[int] = field(default_factory=set)   # ... of them, reported by the settle chain at this settle
     knocked_reported: set[int] = field(default_factory=set)
     pending_touches: list[PendingTouch] = field(default_factory=list)
+    # where each disc sat (its offset) when it was last read clearly (`clear_read`), on the lattice
+    # `clear_lattice`: a reading the reader hardly recognised in between is told by it (`knocked`)
+    clear_offsets: dict[int, np.ndarray] = field(default_factory=dict)
+    clear_lattice: int | None = None
     pending_faded: list[PendingKnock] = field(default_factory=list)
     # the episode of the last settle explained by a move (None after a settle without one): a
     # reply read only at the next settle, its hand never seen there, was made in it
@@ -1444,6 +1448,13 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # circle jumps by ~0.2 spacings): only a disc read clearly before can be seen knocked,
         # or one whose face changed as a knock changes it (tuning clip 8355: a horse read 0.47
         # sure, knocked 0.34 spacings off with its face changed 1.05)
+        if before.ref_prob[p] < cfg.clear_read and back_where_clear(s, mem, p):
+            # read unsurely at the last settle and now where it sat when last read clearly: that
+            # reading was the odd one out, measured under a hand's edge or shadow, and the disc
+            # never moved (held-back 9249 of stop 39, moved to tuning: the horse b9 read 0.45 sure
+            # at 0.0 spacings, face 0.97 from its own, as black re-touched b7 beside it; at the next
+            # settle back at 0.19 as before, face as before: 'knocked 0.21 spacings')
+            continue
         trusted = before.ref_prob[p] >= cfg.clear_read or face_change(s, p) >= cfg.knocked_look
         shift = disc_shift(s, p) if trusted else 0.0
         if shift >= cfg.knock and not farther_off(s, p):
@@ -1474,6 +1485,29 @@ def knocked(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                 mem.knocked_reported.add(p)
             else:
                 mem.pending_faded.append(PendingKnock(p, c, ev))
+
+
+def back_where_clear(s: SettleFacts, mem: IncidentMemory, p: int) -> bool:
+    """The disc on p is read clearly now, within `same_disc` of where it sat when last read clearly
+    (on the same lattice)."""
+    last = mem.clear_offsets.get(p)
+    return (last is not None and mem.clear_lattice == s.after.lattice and s.after.ref_prob[p] >= s.cfg.clear_read
+            and float(np.linalg.norm(s.after.offsets[p] - last)) < s.cfg.same_disc)
+
+
+def remember_clear_offsets(s: SettleFacts, mem: IncidentMemory) -> None:
+    """Keep where each disc read clearly at this settle sits (`IncidentMemory.clear_offsets`); a disc
+    a move took away or brought, or a point read empty, is forgotten, and so is all of it when the
+    reader took another lattice."""
+    after = s.after
+    if mem.clear_lattice != after.lattice:
+        mem.clear_offsets = {}
+        mem.clear_lattice = after.lattice
+    for p in range(90):
+        if p in s.moved_points or int(after.classes[p]) == EMPTY:
+            mem.clear_offsets.pop(p, None)
+        elif after.visible[p] and after.ref_prob[p] >= s.cfg.clear_read:
+            mem.clear_offsets[p] = np.array(after.offsets[p], np.float64)
 
 
 def touched_own(s: SettleFacts, p: int, c: int) -> bool:
@@ -1833,6 +1867,7 @@ class IncidentTracker:
         for rule in self.rules:
             rule(facts, self.memory, found)
         remember_last_move(facts, self.memory)
+        remember_clear_offsets(facts, self.memory)
         self.memory.between_fresh.clear()
         return list(found.events)
 
