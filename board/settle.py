@@ -465,6 +465,14 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
         return False
     if not hand_near(episode, prev_episode, p, cfg):
         return False
+    now = position.copy()
+    for m in ex.moves:
+        now.push(m)
+    piece = now.piece_at(p)
+    if piece is not None and not Side.from_fen(now.turn).owns(piece) and any(m.to_sq == p for m in now.legal_moves()):
+        # the side to move may be taking it, the victim lifted first (`capture_wait_s`; tuning
+        # 8822: black's hand took red's soldier c3 off before its chariot came: 'knocked')
+        return False
     near = (p,) + tuple(neighbours(p))
     return any(float(np.hypot(d[0] - p % 9, d[1] - p // 9)) <= cfg.incidents.disc_reach
                for d in discs_off_points_by(near, ev, reading.offsets, cfg.incidents, offsets_before))

@@ -558,3 +558,9 @@ def test_a_knock_is_in_view_only_with_a_fresh_disc_beside_the_one_point_gone_and
     two_gone = board.copy()
     two_gone[_p("c3")] = 0
     assert not in_view(off, read=two_gone)               # more than the one point unexplained
+    # a piece the side to move can take, lifted first: a capture under way, not a knock
+    victim = _after(rec.position, "h0g2")
+    victim[_p("b0")] = 0                                 # black's cannon b7 takes the horse b0 over b2
+    by_b0 = np.zeros((90, 2))
+    by_b0[_p("b1")] = (0.0, -0.62)                       # its disc seen from the empty b1
+    assert not in_view(by_b0, covered=["b0", "b1", "c1"], read=victim)
