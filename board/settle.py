@@ -463,6 +463,10 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
     ev = reading.evidence
     if int(ex.board[p]) == 0 or not ev.visible[p] or ev.observed()[p] != 0:
         return False
+    if any(p in (m.from_sq, m.to_sq) for m in ex.moves):
+        # the moved piece itself, put down off its point: a disc between points, not a knock
+        # (tuning 9202: black's chariot took b9 and lay half way to a9, 'knocked')
+        return False
     if not hand_near(episode, prev_episode, p, cfg):
         return False
     now = position.copy()

@@ -1,6 +1,7 @@
 """The settle chain's explainers one by one (board.settle), and the window and record they rely on."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 import numpy as np
@@ -558,6 +559,17 @@ def test_a_knock_is_in_view_only_with_a_fresh_disc_beside_the_one_point_gone_and
     two_gone = board.copy()
     two_gone[_p("c3")] = 0
     assert not in_view(off, read=two_gone)               # more than the one point unexplained
+    # the moved piece itself, put down beside its destination: between points, not a knock
+    # (a capture no piece can answer: the cannon e2 takes the soldier e6 over e3)
+    bare = GameRecord.starting(Position.from_fen("4k4/9/9/4p4/9/9/4P4/4C4/9/4K4 w - - 0 1"))
+    took = _after(bare.position, "e2e6")
+    took[_p("e6")] = 0
+    by_e6 = np.zeros((90, 2))
+    by_e6[_p("e5")] = (0.0, 0.6)                         # the cannon's disc, 0.4 short of e6
+    ctx = _ctx(bare, _reading(took, by_e6), covered=["e4", "e5", "e6"])
+    assert [m.iccs() for m in ctx.explanation.moves] == ["e2e6"]
+    short = dataclasses.replace(ctx.explanation, residual=[_p("e6")])   # as tuning 9202 read it
+    assert not knock_in_view(bare.position, ctx.reading, short, ctx.episode, None, ctx.cfg, None)
     # a piece the side to move can take, lifted first: a capture under way, not a knock
     victim = _after(rec.position, "h0g2")
     victim[_p("b0")] = 0                                 # black's cannon b7 takes the horse b0 over b2
