@@ -61,6 +61,7 @@ class TrackerConfig:
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
     capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move
     unexplained_wait_s: float = 0.8  # any other unexplained board must stay this long to be reported
+    knock_seen_wait_s: float = 0.3   # ... one a knocked disc in view explains, this long (faces read settled)
     handless_wait_s: float = 0.8     # a move made with no hand or arm seen over the board must stay this long
     lost_report_s: float = 0.3       # board not found this long → "board_lost" event
     change_nats: float = 2.5         # a quiet frame whose reading contradicts the board by this much starts an episode
@@ -326,7 +327,13 @@ class Tracker:
         if off_point_disc_move(pos, reading, self._settle_cfg, before) is not None:
             return ex   # a disc seen off its point explains it now: no reason to wait
         if knock_in_view(pos, reading, ex, self.episode, self._prev_episode, self._settle_cfg, before):
-            return ex   # ... and so does a piece knocked aside, its disc in view
+            # ... and so does a piece knocked aside, its disc in view, once the board has stood a
+            # moment: read the instant the hand left, a face it passed over is still stirred
+            # (tuning 9184: the general e8's face read 0.39 off as the arm left, 'touched')
+            if not self.window.holding:
+                self.window.hold(self.cfg.knock_seen_wait_s)
+                return None
+            return ex
         if self._held is not None and self._held.outlived_by(ex):
             return ex
         if not self.window.holding:

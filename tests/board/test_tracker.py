@@ -434,5 +434,7 @@ def test_a_piece_knocked_aside_with_its_disc_in_view_is_recorded_without_waiting
     assert moves_of(events) == ["h2e2", "h9g7", "h0g2", "b9c7"]
     move = next(e for e in events if e.type == "move" and e.iccs == "h0g2")
     assert move.t < s.frames[black].t, "the move waited past the next hand"
+    # ... but not the instant the hand left: the faces it passed over are read once the board stood
+    assert move.t - move.t_hand_left >= Tracker().cfg.knock_seen_wait_s - 0.05
     knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
     assert [(e.ply, e.points, e.side) for e in knocked] == [(3, [idx("g3")], "red")]
