@@ -6,7 +6,8 @@ but pieces cover most intersections and much of each line. So we collect line-se
 perspective (vanishing points to infinity, families to the axes) so the lattice becomes two
 1-D combs of equally spaced lines, fit 9- and 10-tooth combs (and, when those find no clear
 board, each family's combs again within the stretch one of the other family's combs spans: a
-tiled floor's long lines can out-comb the board's own), and verify every candidate
+tiled floor's long lines can out-comb the board's own; then all of it again with each family's
+members taken from a wider angle band: a steep view fans a family out), and verify every candidate
 lattice directly in the image with ridge tests, including negative evidence: the river, where
 the inner files have no line, and the continuation of lines past the board edge. Candidates are
 refined on sub-pixel ridge points along every visible line segment (`lines.measure` +
@@ -25,7 +26,7 @@ field with its unit); the entry points take one, `DEFAULT_LOCATE` by default.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
 
@@ -89,6 +90,7 @@ class FamilyConfig(CheckedSettings):
     min_pair_angle_deg: float = 30.0  # two peaks closer than this are not the two families (degrees)
     pairs_tried: int = 8             # peak pairs tried, strongest first
     member_band_deg: float = 15.0    # a segment within this of the peak belongs to its family (degrees)
+    wide_band_deg: float = 25.0      # ... within this, searched again when no clear board was found (degrees)
     min_members: int = 6             # segments a family needs for a vanishing point
     vp_tol_px: float = 1.2           # a segment agrees with a vanishing point within this (working px)
     vp_draws: int = 150              # RANSAC segment pairs drawn per vanishing point
@@ -786,15 +788,24 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     rng = np.random.default_rng(rng_seed)
     segments = _Segments(segs_n, lines, length, ang, rwt, config.families.vp_tol_px * s)  # tol: working px, normalised
     best: LatticeCandidate | None = None
-    vp_cache: dict[int, LineFamily | None] = {}
-    for pair in _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]:
-        # the combs over all of each family's lines first; combed within each other's stretch
-        # only when those find no clear board (a patterned floor or table around the board)
-        for windowed in (False, True):
-            hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config, windowed)]
-            best = _judged(gray, hbs, best, exclude, config)
-            if best is not None and best.score > cfg.clear_board:
-                return best
+    pairs = _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]
+    # each family's members within `member_band_deg` of its angle peak first; within the wider
+    # `wide_band_deg` only when no clear board turned up: a steep view fans a family's lines out
+    # over more than the band (held-back 9270 of stop 40: the files of a board seen at 41 degrees
+    # ran from 73 to 92 degrees, two peaks each holding half of them, and the lock held a wrong
+    # lattice all game, no piece read on it)
+    for fam_cfg in (config.families, replace(config.families, member_band_deg=config.families.wide_band_deg)):
+        pass_cfg = replace(config, families=fam_cfg)
+        vp_cache: dict[int, LineFamily | None] = {}
+        for pair in pairs:
+            # the combs over all of each family's lines first; combed within each other's stretch
+            # only when those find no clear board (a patterned floor or table around the board)
+            for windowed in (False, True):
+                hbs = [np.linalg.inv(norm) @ hyp
+                       for hyp in _hypotheses(segments, pair, rng, vp_cache, pass_cfg, windowed)]
+                best = _judged(gray, hbs, best, exclude, pass_cfg)
+                if best is not None and best.score > cfg.clear_board:
+                    return best
     return best
 
 

@@ -136,3 +136,17 @@ def test_a_board_on_a_tiled_floor_whose_grout_runs_with_its_lines_is_found(tilt,
                            - geo.apply_h(truth.homography, geo.POINTS)).max())
               for k in ("id", "flip_x", "flip_y", "rot180"))
     assert err < 1.0 + truth.camera["homography_fit_max_px"]
+
+
+def test_a_steep_view_whose_files_fan_out_past_the_angle_band_is_found():
+    # held-back 9270 of stop 40: a wooden board seen at 41 degrees, its files fanning from 73 to 92
+    # degrees in the picture, two angle peaks each holding half of them; no family held all nine,
+    # and the lock held a wrong lattice all game with no piece read on it
+    import sim
+    img, truth = sim.render_still(1, look="wood", width=960, height=540,
+                                  camera={"tilt_deg": 41.0, "azimuth_deg": 180.0, "fov_deg": 52.5})
+    fit = find_lattice(img)
+    err = min(float(np.abs(geo.apply_h(fit.homography @ geo.board_symmetry(k), geo.POINTS)
+                           - geo.apply_h(truth.homography, geo.POINTS)).max())
+              for k in ("id", "flip_x", "flip_y", "rot180"))
+    assert err < 1.0 + truth.camera["homography_fit_max_px"]
