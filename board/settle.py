@@ -237,10 +237,13 @@ def capture_under_way(position: Position, evidence: Evidence, xcfg: ExplainConfi
     if len(diff) != 1:
         return False
     p = diff[0]
+    return evidence.observed()[p] == 0 and takeable(position, p)
+
+
+def takeable(position: Position, p: int) -> bool:
+    """An opponent piece stands on p and the side to move can capture on p."""
     piece = position.piece_at(p)
-    if piece is None or evidence.observed()[p] != 0:
-        return False
-    if Side.from_fen(position.turn).owns(piece):
+    if piece is None or Side.from_fen(position.turn).owns(piece):
         return False
     return any(m.to_sq == p for m in position.legal_moves())
 
@@ -472,8 +475,7 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
     now = position.copy()
     for m in ex.moves:
         now.push(m)
-    piece = now.piece_at(p)
-    if piece is not None and not Side.from_fen(now.turn).owns(piece) and any(m.to_sq == p for m in now.legal_moves()):
+    if takeable(now, p):
         # the side to move may be taking it, the victim lifted first (`capture_wait_s`; tuning
         # 8822: black's hand took red's soldier c3 off before its chariot came: 'knocked')
         return False
