@@ -4,7 +4,7 @@ Why a script: a held-back set only stands for clips nobody fitted the rules to i
 before anyone has seen it, by a rule fixed in advance. Writing the rule down (and the seed that
 was used) lets anyone redraw the same set and check that nothing was picked by hand.
 
-    python bench/draw_clips.py --seed 2026120340 --first 9260 --count 30 --planted 2
+    python bench/draw_clips.py --seed 2026120341 --first 9290 --count 30 --planted 2
 
 Each clip gets `--planted` incidents of distinct kinds on distinct plies and one arm pass on
 another ply; the camera is drawn over the whole range both sets use (tilt 3-44 degrees, any

@@ -1197,12 +1197,10 @@ TUNING: tuple[BenchClip, ...] = (
     BenchClip(9258, "plastic", 8, (("knocked", 1), ("retouch", 2), ("arm_pass", 8)),
               {"tilt_deg": 31.5, "azimuth_deg": 210.0, "fov_deg": 58.0, "distortion": -0.07, "blur": 1.1, "bump": True}),
     BenchClip(9259, "mat", 8, (("touch_move_other", 6), ("between_points", 7), ("arm_pass", 8)),
-              {"tilt_deg": 21.5, "azimuth_deg": 275.0, "fov_deg": 63.0, "distortion": 0.05, "noise": 6.3, "glare": True, "bump": True}))
-
-# Scored only: never run while tuning. Figures are given per 10 games (the unit).
-HELD_BACK: tuple[BenchClip, ...] = (
-    # drawn at stop 40 by bench/draw_clips.py --seed 2026120340 --first 9260 --count 30 --planted 2, written
-    # and committed before they were first rendered or run
+              {"tilt_deg": 21.5, "azimuth_deg": 275.0, "fov_deg": 63.0, "distortion": 0.05, "noise": 6.3, "glare": True, "bump": True}),
+    # held back at stop 40 (9260-9289), scored once there and moved here at stop 41 to be looked
+    # into; thirty fresh clips (bench/draw_clips.py --seed 2026120341 --first 9290 --count 30
+    # --planted 2) took their place in HELD_BACK.
     BenchClip(9260, "wood", 8, (("between_points", 2), ("arm_pass", 3), ("knocked", 7)),
               {"tilt_deg": 28.5, "azimuth_deg": 35.0, "fov_deg": 69.0, "noise": 5.2, "glare": True, "bump": True}),
     BenchClip(9261, "cloth", 8, (("between_points", 1), ("arm_pass", 2), ("touch_move_other", 5)),
@@ -1262,7 +1260,72 @@ HELD_BACK: tuple[BenchClip, ...] = (
     BenchClip(9288, "plastic", 8, (("between_points", 4), ("knocked", 5), ("arm_pass", 8)),
               {"tilt_deg": 10.5, "azimuth_deg": 160.0, "fov_deg": 62.0, "distortion": -0.02, "noise": 4.0, "bump": True}),
     BenchClip(9289, "mat", 8, (("knocked", 1), ("retouch", 5), ("arm_pass", 6)),
-              {"tilt_deg": 4.0, "azimuth_deg": 290.0, "fov_deg": 50.5, "bump": True}),
+              {"tilt_deg": 4.0, "azimuth_deg": 290.0, "fov_deg": 50.5, "bump": True}))
+
+# Scored only: never run while tuning. Figures are given per 10 games (the unit).
+HELD_BACK: tuple[BenchClip, ...] = (
+    # drawn at stop 41 by bench/draw_clips.py --seed 2026120341 --first 9290 --count 30 --planted 2, written
+    # and committed before they were first rendered or run
+    BenchClip(9290, "wood", 8, (("knocked", 1), ("touch_move_other", 2), ("arm_pass", 5)),
+              {"tilt_deg": 13.5, "azimuth_deg": 210.0, "fov_deg": 71.5, "noise": 4.0, "glare": True, "bump": True}),
+    BenchClip(9291, "cloth", 8, (("knocked", 2), ("touch_move_other", 5), ("arm_pass", 6)),
+              {"tilt_deg": 28.0, "azimuth_deg": 245.0, "fov_deg": 59.0, "blur": 0.9, "bump": True}),
+    BenchClip(9292, "paper", 8, (("between_points", 2), ("knocked", 4), ("arm_pass", 8)),
+              {"tilt_deg": 37.0, "azimuth_deg": 240.0, "fov_deg": 56.0, "distortion": -0.11, "blur": 1.3, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9293, "plastic", 8, (("between_points", 3), ("arm_pass", 5), ("touch_move_other", 6)),
+              {"tilt_deg": 39.5, "azimuth_deg": 100.0, "fov_deg": 62.5, "bump": True}),
+    BenchClip(9294, "mat", 8, (("knocked", 2), ("arm_pass", 3), ("between_points", 4)),
+              {"tilt_deg": 21.0, "azimuth_deg": 135.0, "fov_deg": 47.5, "glare": True, "shadows": True, "bump": False}),
+    BenchClip(9295, "wood", 8, (("knocked", 3), ("touch_move_other", 4), ("arm_pass", 5)),
+              {"tilt_deg": 31.0, "azimuth_deg": 235.0, "fov_deg": 74.5, "blur": 1.4, "glare": True, "bump": True}),
+    BenchClip(9296, "cloth", 8, (("retouch", 1), ("arm_pass", 5), ("knocked", 6)),
+              {"tilt_deg": 42.0, "azimuth_deg": 30.0, "fov_deg": 52.0, "glare": True, "bump": False}),
+    BenchClip(9297, "paper", 8, (("touch_move_other", 5), ("arm_pass", 7), ("retouch", 8)),
+              {"tilt_deg": 25.5, "azimuth_deg": 345.0, "fov_deg": 78.0, "blur": 1.3, "glare": True, "bump": True}),
+    BenchClip(9298, "plastic", 8, (("between_points", 4), ("knocked", 5), ("arm_pass", 8)),
+              {"tilt_deg": 28.0, "azimuth_deg": 70.0, "fov_deg": 72.0, "distortion": -0.06, "blur": 1.2, "bump": True}),
+    BenchClip(9299, "mat", 8, (("arm_pass", 2), ("between_points", 4), ("retouch", 8)),
+              {"tilt_deg": 38.5, "azimuth_deg": 10.0, "fov_deg": 75.5, "noise": 3.8, "bump": True}),
+    BenchClip(9300, "wood", 8, (("arm_pass", 3), ("knocked", 4), ("between_points", 6)),
+              {"tilt_deg": 24.0, "azimuth_deg": 330.0, "fov_deg": 54.5, "noise": 2.5, "bump": True}),
+    BenchClip(9301, "cloth", 8, (("retouch", 1), ("between_points", 6), ("arm_pass", 7)),
+              {"tilt_deg": 18.5, "azimuth_deg": 220.0, "fov_deg": 76.0, "distortion": 0.0, "shadows": True, "bump": False}),
+    BenchClip(9302, "paper", 8, (("knocked", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 10.0, "azimuth_deg": 305.0, "fov_deg": 58.0, "bump": True}),
+    BenchClip(9303, "plastic", 8, (("between_points", 1), ("knocked", 2), ("arm_pass", 5)),
+              {"tilt_deg": 24.5, "azimuth_deg": 135.0, "fov_deg": 50.5, "distortion": 0.05, "noise": 4.7, "bump": False}),
+    BenchClip(9304, "mat", 8, (("touch_move_other", 3), ("arm_pass", 5), ("retouch", 6)),
+              {"tilt_deg": 17.0, "azimuth_deg": 280.0, "fov_deg": 53.0, "distortion": -0.09, "bump": True}),
+    BenchClip(9305, "wood", 8, (("touch_move_other", 4), ("arm_pass", 5), ("between_points", 7)),
+              {"tilt_deg": 28.5, "azimuth_deg": 180.0, "fov_deg": 50.5, "distortion": 0.04, "glare": True, "bump": True}),
+    BenchClip(9306, "cloth", 8, (("retouch", 4), ("arm_pass", 5), ("between_points", 8)),
+              {"tilt_deg": 14.0, "azimuth_deg": 135.0, "fov_deg": 76.5, "distortion": 0.02, "bump": False}),
+    BenchClip(9307, "paper", 8, (("between_points", 4), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 31.5, "azimuth_deg": 190.0, "fov_deg": 59.5, "noise": 2.0, "glare": True, "bump": True}),
+    BenchClip(9308, "plastic", 8, (("retouch", 1), ("arm_pass", 4), ("between_points", 5)),
+              {"tilt_deg": 13.0, "azimuth_deg": 155.0, "fov_deg": 62.0, "shadows": True, "bump": False}),
+    BenchClip(9309, "mat", 8, (("knocked", 1), ("between_points", 2), ("arm_pass", 5)),
+              {"tilt_deg": 37.0, "azimuth_deg": 220.0, "fov_deg": 52.5, "shadows": True, "bump": True}),
+    BenchClip(9310, "wood", 8, (("touch_move_other", 5), ("knocked", 6), ("arm_pass", 8)),
+              {"tilt_deg": 14.0, "azimuth_deg": 275.0, "fov_deg": 74.5, "distortion": 0.01, "noise": 2.3, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9311, "cloth", 8, (("knocked", 3), ("arm_pass", 5), ("retouch", 8)),
+              {"tilt_deg": 38.0, "azimuth_deg": 270.0, "fov_deg": 77.0, "bump": False}),
+    BenchClip(9312, "paper", 8, (("arm_pass", 5), ("knocked", 6), ("between_points", 8)),
+              {"tilt_deg": 8.0, "azimuth_deg": 80.0, "fov_deg": 69.5, "glare": True, "bump": True}),
+    BenchClip(9313, "plastic", 8, (("between_points", 1), ("retouch", 3), ("arm_pass", 4)),
+              {"tilt_deg": 36.5, "azimuth_deg": 215.0, "fov_deg": 53.5, "blur": 1.1, "noise": 5.0, "shadows": True, "bump": True}),
+    BenchClip(9314, "mat", 8, (("between_points", 1), ("retouch", 2), ("arm_pass", 5)),
+              {"tilt_deg": 17.0, "azimuth_deg": 105.0, "fov_deg": 62.5, "bump": True}),
+    BenchClip(9315, "wood", 8, (("between_points", 3), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 42.5, "azimuth_deg": 165.0, "fov_deg": 78.0, "glare": True, "shadows": True, "bump": True}),
+    BenchClip(9316, "cloth", 8, (("between_points", 2), ("touch_move_other", 7), ("arm_pass", 8)),
+              {"tilt_deg": 11.0, "azimuth_deg": 150.0, "fov_deg": 74.5, "distortion": 0.05, "blur": 0.7, "glare": True, "bump": True}),
+    BenchClip(9317, "paper", 8, (("retouch", 2), ("arm_pass", 3), ("between_points", 5)),
+              {"tilt_deg": 12.5, "azimuth_deg": 355.0, "fov_deg": 71.0, "noise": 3.8, "glare": True, "bump": True}),
+    BenchClip(9318, "plastic", 8, (("arm_pass", 5), ("touch_move_other", 6), ("retouch", 7)),
+              {"tilt_deg": 5.0, "azimuth_deg": 240.0, "fov_deg": 75.0, "noise": 4.8, "glare": True, "bump": False}),
+    BenchClip(9319, "mat", 8, (("between_points", 4), ("arm_pass", 6), ("knocked", 8)),
+              {"tilt_deg": 25.0, "azimuth_deg": 335.0, "fov_deg": 62.0, "distortion": 0.02, "noise": 2.4, "glare": True, "bump": True}),
 )
 
 SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
