@@ -787,25 +787,57 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     ang = np.degrees(np.arctan2(segs[:, 3] - segs[:, 1], segs[:, 2] - segs[:, 0])) % 180
     rng = np.random.default_rng(rng_seed)
     segments = _Segments(segs_n, lines, length, ang, rwt, config.families.vp_tol_px * s)  # tol: working px, normalised
-    best: LatticeCandidate | None = None
     pairs = _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]
     # each family's members within `member_band_deg` of its angle peak first; within the wider
     # `wide_band_deg` only when no clear board turned up: a steep view fans a family's lines out
     # over more than the band (held-back 9270 of stop 40: the files of a board seen at 41 degrees
     # ran from 73 to 92 degrees, two peaks each holding half of them, and the lock held a wrong
     # lattice all game, no piece read on it)
-    for fam_cfg in (config.families, replace(config.families, member_band_deg=config.families.wide_band_deg)):
+    #
+    # The wider band admits lines of other directions too (a palace diagonal, a bevelled edge),
+    # so where it finds the lattice the first pass found, only fitted differently, the first
+    # pass's fit is kept: the wider band is there for a board the first pass did not find at all
+    # (tuning 9207: the wide band's fit had the files' spacing 6 % wrong, 0.28 spacings off at the
+    # board's edge, yet outscored the first pass's fit on the first frame; the lock never came
+    # right, its refits wandered under a hand, and a re-touch went unseen).
+    first: LatticeCandidate | None = None
+    for band, fam_cfg in enumerate((config.families,
+                                    replace(config.families, member_band_deg=config.families.wide_band_deg))):
         pass_cfg = replace(config, families=fam_cfg)
-        vp_cache: dict[int, LineFamily | None] = {}
-        for pair in pairs:
-            # the combs over all of each family's lines first; combed within each other's stretch
-            # only when those find no clear board (a patterned floor or table around the board)
-            for windowed in (False, True):
-                hbs = [np.linalg.inv(norm) @ hyp
-                       for hyp in _hypotheses(segments, pair, rng, vp_cache, pass_cfg, windowed)]
-                best = _judged(gray, hbs, best, exclude, pass_cfg)
-                if best is not None and best.score > cfg.clear_board:
-                    return best
+        best = _search_pass(gray, segments, pairs, norm, rng, exclude, pass_cfg)
+        if band == 0:
+            if best is not None and best.score > cfg.clear_board:
+                return best
+            first = best
+    return kept_of_two_bands(first, best)
+
+
+def kept_of_two_bands(first: LatticeCandidate | None, wide: LatticeCandidate | None) -> LatticeCandidate | None:
+    """Of the narrow band's best lattice (`first`, not a clear board) and the wide band's, the
+    one a search returns: the wide band's only when it scores higher and is another lattice, not
+    the first one fitted differently (see _search)."""
+    if first is None:
+        return wide
+    if wide is None or wide.score <= first.score or same_lattice(wide.homography, first.homography):
+        return first
+    return wide
+
+
+def _search_pass(gray: np.ndarray, segments: "_Segments", pairs: list[AnglePair], norm: np.ndarray,
+                 rng: np.random.Generator, exclude: tuple[np.ndarray, ...],
+                 config: LocateConfig) -> LatticeCandidate | None:
+    """The best lattice of one pass over the angle-peak pairs, its families' members taken from
+    `config.families.member_band_deg` about each peak; the first clear board ends the pass."""
+    best: LatticeCandidate | None = None
+    vp_cache: dict[int, LineFamily | None] = {}
+    for pair in pairs:
+        # the combs over all of each family's lines first; combed within each other's stretch
+        # only when those find no clear board (a patterned floor or table around the board)
+        for windowed in (False, True):
+            hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config, windowed)]
+            best = _judged(gray, hbs, best, exclude, config)
+            if best is not None and best.score > config.search.clear_board:
+                return best
     return best
 
 

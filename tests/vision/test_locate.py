@@ -150,3 +150,20 @@ def test_a_steep_view_whose_files_fan_out_past_the_angle_band_is_found():
                            - geo.apply_h(truth.homography, geo.POINTS)).max())
               for k in ("id", "flip_x", "flip_y", "rot180"))
     assert err < 1.0 + truth.camera["homography_fit_max_px"]
+
+
+def test_the_wide_band_fit_of_the_board_the_narrow_band_found_does_not_replace_it():
+    # tuning 9207: the wide band's fit had the files' spacing 6 % wrong (0.28 spacings off at the
+    # edge) yet outscored the narrow band's fit of the same board on the first frame; the lock
+    # never came right. The wide band is for a board the narrow band did not find at all.
+    from vision.locate import LatticeCandidate, kept_of_two_bands
+    h = np.array([[40.0, 0.0, 100.0], [0.0, 40.0, 60.0], [0.0, 0.0, 1.0]])
+    stretched = h @ np.array([[1.06, 0.0, -4 * 0.06], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    elsewhere = h @ np.array([[1.0, 0.0, 3.0], [0.0, 1.0, 2.0], [0.0, 0.0, 1.0]])
+    narrow = LatticeCandidate(0.385, h, 1, 0.6)
+    assert kept_of_two_bands(narrow, LatticeCandidate(0.463, stretched, 1, 0.7)) is narrow
+    other = LatticeCandidate(0.489, elsewhere, 1, 0.7)
+    assert kept_of_two_bands(narrow, other) is other
+    assert kept_of_two_bands(narrow, LatticeCandidate(0.3, elsewhere, 1, 0.5)) is narrow
+    assert kept_of_two_bands(narrow, None) is narrow
+    assert kept_of_two_bands(None, other) is other
