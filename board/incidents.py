@@ -82,6 +82,7 @@ class IncidentConfig:
     one_disc: float = 0.4      # discs seen off two points nearer each other than this (spacings) are one disc seen from both (discs are ~0.85 across)
     handled_look: float = 0.2  # a covered piece whose face changed this much between settles (vision.looks) was handled
     handled_over_steady: float = 4.0  # ... and by this many times the median change of the other pieces read again
+    righting_over_steady: float = 2.0  # a piece beside a disc being put right is touched only when its face changed this many times that median (tuning 8392: touched 0.30, median 0.11; 9260: untouched 0.25, median 0.16)
                                       # (a re-lock or a change of light changes them all alike)
     handled_beside: float = 0.33      # ... and this much beside a point a piece left or came to (its disc, its shadow)
     handled_shift: float = 0.15       # ... and moved less than this (spacings): farther is a knock, not a touch
@@ -382,6 +383,18 @@ def point_face_change(before: np.ndarray | None, after: np.ndarray | None, p: in
 def face_change(s: SettleFacts, p: int) -> float:
     """How much the face of the disc on p changed between the settles (point_face_change)."""
     return point_face_change(s.before.looks, s.after.looks, p)
+
+
+def median_face_change(s: SettleFacts, left_out: list[int]) -> float:
+    """The median change of the unmoved discs' faces read again at this settle, less those
+    `left_out` (0 without faces): how much light, noise and an arm's shadow changed every face
+    with nobody touching it. A touch changes one well past that."""
+    if s.faces is None:
+        return 0.0
+    rest = s.faces.steady.copy()
+    rest[left_out] = False
+    others = s.faces.change[rest]
+    return float(np.median(others)) if others.size else 0.0
 
 
 def knocked_face(s: SettleFacts, p: int) -> bool:
@@ -733,10 +746,7 @@ def pick_up_read_short(s: SettleFacts, touch: Touch) -> bool:
     if any(occupied(q) for q in lead) or not any(king_steps(q, m.from_sq) <= 1 for q in lead):
         return False
     # the faces first: comparing them is cheap, and under steady light they decide alone
-    rest = faces.steady.copy()
-    rest[touch.points] = False
-    others = faces.change[rest]
-    board_change = s.cfg.handled_over_steady * float(np.median(others)) if others.size else 0.0
+    board_change = s.cfg.handled_over_steady * median_face_change(s, touch.points)
     if board_change < s.cfg.handled_look or any(face_change(s, q) >= board_change for q in touch.points):
         return False
     rests = steady_rests(dwells(s.episode, mover, 0.0), lambda r: contacts(s.episode, r, mover), occupied,
@@ -1255,8 +1265,13 @@ class MoverRests:
                 # and not a piece the disc lay against: its face changed as the disc left its crop
                 # (held-back 8843, moved to tuning: black's general half way to c9 put right on d9,
                 # the fingertips read on c9 and d9, the elephant c9's face changed 0.33)
-                named = [q for q in named if face_change(s, q) >= cfg.handled_look
-                         and q not in self.righting.leaned_on]
+                # Its face must also stand out from the whole board's: the hand that sets a disc
+                # right hangs over its neighbours (held-back 9260 of stop 40, moved to tuning: black
+                # put the advisor e8 back on its point, the general e9 under the hand's edge, its
+                # face changed 0.25 on a noisy, glaring view where the median face changed 0.16:
+                # 'black touched e9')
+                floor = max(cfg.handled_look, cfg.righting_over_steady * median_face_change(s, named))
+                named = [q for q in named if face_change(s, q) >= floor and q not in self.righting.leaned_on]
             if named:
                 return Touch(named[:2], d)
         return None

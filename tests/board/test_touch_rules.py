@@ -770,6 +770,30 @@ def test_a_piece_beside_a_disc_being_put_right_whose_face_turned_was_touched():
     assert _touches(ev) and _p("a3") in _touches(ev)[0]
 
 
+def test_a_piece_beside_a_disc_being_put_right_is_judged_by_its_face_against_the_whole_boards():
+    """Held-back 9260 of stop 40 (moved to tuning): black put the advisor e8 back on its point, the
+    general e9 under the hand's edge; on a noisy, glaring view every face under the arm changed
+    about 0.16, and e9's 0.25 was 'black touched e9'. The hand that sets a disc right hangs over its
+    neighbours: their faces must stand out from the board's (tuning 8392: the soldier touched beside
+    the cannon being put right changed 0.30 against a median of 0.11)."""
+    pos = Position()
+    for m in ("c3c4", "h9g7"):
+        pos.push(Move.from_iccs(m))
+    righting = (["b0", "b1", "b2", "a3", "b3", "c3", "a4", "b4", "c4"], 0.96)
+    move = [(["g0", "h0", "i0"], 0.4), (["g1", "g2", "h1", "h2"], 0.4)]
+    put_right = dict(offsets={"c4": (-0.49, 0.0)}, offsets_after={"c4": (0.0, 0.0)})
+    noisy = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, read_again=0.16,
+                    looks_changed={"a3": 0.25, "c4": 0.6}, **put_right)
+    assert _touches(noisy) == []
+    # the same face under steady light is a touch, and so is one that stands out from the noise
+    steady = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, read_again=0.01,
+                     looks_changed={"a3": 0.25, "c4": 0.6}, **put_right)
+    assert _touches(steady) and _p("a3") in _touches(steady)[0]
+    turned = _settle(IncidentTracker(), pos, "h0g2", [righting] + move, read_again=0.16,
+                     looks_changed={"a3": 0.4, "c4": 0.6}, **put_right)
+    assert _touches(turned) and _p("a3") in _touches(turned)[0]
+
+
 def test_a_rest_beside_a_victim_before_one_rest_that_lifts_it_and_takes_the_piece_beside_it_is_a_touch():
     # tuning clip 8409: red's fingers rest on the elephant c0 for 0.9 s (the cannon on b0, to be
     # taken, under the hand's edge), then one rest over b0 and a0 lifts the cannon and moves the
