@@ -476,7 +476,7 @@ class HandDetector:
                  piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
                  bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
                  bare_chroma: float = 0.12, arm_edge_frac: float = 0.25, relearn_spacings: float = 0.1,
-                 calm_look_s: float = 0.5, lattice: LatticeConfig | None = None,
+                 calm_look_s: float = 0.5, lifeless_s: float = 2.5, lattice: LatticeConfig | None = None,
                  crossing: ArmCrossing | None = None) -> None:
         """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
         the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
@@ -499,9 +499,12 @@ class HandDetector:
         (only when the movement began with no hand over the points: a hand hiding the lines lets the
         lock wander as far). `calm_look_s`: how long the board must have been quiet at a stretch for
         its look then to tell a ghost by as well as its last quiet look (`_ghosts`): a moment's
-        quiet after a resting hand was learnt lasts a few frames, the board between moves seconds."""
+        quiet after a resting hand was learnt lasts a few frames, the board between moves seconds.
+        `lifeless_s`: how long a region joined to the ring must have lain entirely still, with no
+        point's cell filled as a hand fills it (`piece_frac`), to be no arm at rest (`_lifeless`)."""
         self.on, self.off = on, off
         self.calm_look_s = calm_look_s
+        self.lifeless_s = lifeless_s
         self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
         self.adapt_rate = adapt_rate
         self.clear_absorb_s = clear_absorb_s
@@ -675,6 +678,26 @@ class HandDetector:
             comp = lab == k
             if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells \
                     and self._crosses_edge(comp, edge):
+                out |= comp
+        return out
+
+    def _lifeless(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray) -> np.ndarray:
+        """Hidden regions joined to the ring that have not stirred at all for `lifeless_s`, with no
+        point's cell filled beyond `piece_frac`: no arm at rest, whatever ring they cover.
+
+        Why: a hand at rest still trembles, and one over a point fills its cell; a captured disc
+        set down on the ring beside the points the capture changed lies dead still, and joined
+        to them it looks like an arm across the edge that never leaves (tuning 8877: the black
+        cannon taken on h0 set down beyond the corner i0, the emptied i0 beside it; the board
+        was never quiet again and five moves were lost)."""
+        out = np.zeros_like(hid)
+        n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
+        for k in range(1, n):
+            comp = lab == k
+            if not (comp & ring).any() or not (comp & ~ring).any():
+                continue
+            if float(self.still_t[comp].min()) >= self.lifeless_s - 1e-9 \
+                    and float(frac[comp & ~ring].max()) <= self.piece_frac:
                 out |= comp
         return out
 
@@ -1000,7 +1023,8 @@ class HandDetector:
             self.armed = hid & (self.armed | bool(seeds.any()))
             quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
             absorb = absorb | (hid & quick)
-        absorb = (absorb & ~forced) | self._left_behind(hid & ~forced, inner, arm, settled, frac)
+        absorb = (absorb | self._lifeless(hid, frac, ring)) & ~forced
+        absorb |= self._left_behind(hid & ~forced, inner, arm, settled, frac)
         if absorb.any() or self.held.any():
             absorb &= ~self._faint_arms(hid, absorb, ring, seen_now, frac)
         if absorb.any():

@@ -316,6 +316,55 @@ def test_discs_knocked_just_over_the_edge_beside_the_points_they_left_are_no_res
     assert not any(s.quiet for s in old)
 
 
+def _captured_beyond_the_corner(det: vh.HandDetector, fps: float = 15.0) -> list[vh.HandState]:
+    """Discs on a9 and b9; a hand from beyond the top edge takes the corner disc a9 away and sets
+    two captured discs down on the table beyond the corner, across the ring's outer border,
+    where they touch the emptied corner's cell. The states from the moment the hand has gone."""
+    rng = np.random.default_rng(9)
+    board = _board()
+    a9, b9 = (1.5 * P, 1.5 * P), (2.5 * P, 1.5 * P)
+    beyond = [(0.35 * P, 0.6 * P), (1.3 * P, 0.3 * P)]     # on the corner's ring cells, past their border
+    arm = Sleeve("top", offset=0.0, width=3.0, depth=3.0)
+
+    def frame(discs: list[tuple[float, float]], box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        img = _frame(board, rng, box)
+        for x, y in discs:
+            cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
+        return img
+
+    n = 0
+    for _ in range(int(fps)):
+        det.update_rectified(frame([a9, b9]), n / fps)
+        n += 1
+    for k in range(6):
+        det.update_rectified(frame([a9, b9], arm.box(shift=-(6 - k) * 0.5)), n / fps)
+        n += 1
+    for k in range(6):
+        det.update_rectified(frame([b9] + beyond, arm.box(shift=-k * 0.7)), n / fps)
+        n += 1
+    out = []
+    for _ in range(int(6 * fps)):
+        out.append(det.update_rectified(frame([b9] + beyond), n / fps))
+        n += 1
+    return out
+
+
+def test_captured_discs_set_down_across_the_edge_beside_an_emptied_point_settle_once_they_lie_still():
+    """Tuning 8877: the black cannon taken on h0 was set down beyond the corner i0, across the
+    ring's outer border, beside the emptied i0. Joined to that point it passed for an arm at rest
+    across the edge; the board was never quiet again and five moves were lost. A hand at rest
+    still trembles and fills the cell of a point it lies over: a region lying dead still for
+    `lifeless_s` with no such cell is no arm."""
+    fps = 15.0
+    det = vh.HandDetector()
+    states = _captured_beyond_the_corner(det, fps)
+    quiet = [i for i, s in enumerate(states) if s.quiet]
+    assert quiet and quiet[0] / fps <= det.lifeless_s + 1.0
+    assert states[-1].quiet and not states[-1].hidden.any()
+    # without the rule the scene holds the board busy for good
+    assert not any(s.quiet for s in _captured_beyond_the_corner(vh.HandDetector(lifeless_s=1e9), fps))
+
+
 def _patch(board: np.ndarray, rng: np.random.Generator, cells: tuple[int, int, int, int]) -> np.ndarray:
     """The board with a bright washed-out patch over `cells` (row0, col0, row1, col1, rectified
     cells), as glare leaves it, and a dark square of table on the ring beyond the a-file."""
