@@ -419,6 +419,14 @@ def face_unchanged(s: SettleFacts, p: int) -> bool:
     return face_change(s, p) < s.cfg.face_same
 
 
+def turned_beyond_noise(s: SettleFacts, p: int) -> bool:
+    """The face on p changed past the camera's noise (`face_same`) and stands out from the
+    whole board's change (`handled_over_steady` times the median of the others): a hand turned
+    it, though less than a handled piece's turn (`handled_look`)."""
+    change = face_change(s, p)
+    return change >= max(s.cfg.face_same, s.cfg.handled_over_steady * median_face_change(s, [p]))
+
+
 def face_kept(s: SettleFacts, p: int) -> bool:
     """The disc on p was read again and its face is as it was, short of a touch's change
     (`handled_look`): a disc that seems to have moved is measured differently, not moved (a
@@ -1661,15 +1669,22 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         for d in dwells(ep, side, min_s, by_entry=True):
             for c in contacts(ep, d, side):
                 if own_piece(s, mem, side, c):
+                    also = tuple(q for q in tips(ep, d, side) if q != c and own_piece(s, mem, side, q))[:1]
                     if d.seconds < cfg.hover_s and face_unchanged(s, c):
                         # a short rest that left the piece exactly as it was, as `hovered` judges
                         # a rest before a move (held-back 8864, moved to tuning: no hand at all,
                         # a flicker beside the cannon just put on h9 read as fingertips on the
-                        # empty g8 for 0.24 s and 0.28 s, then 'black touched f9')
-                        break
+                        # empty g8 for 0.24 s and 0.28 s, then 'black touched f9') ...
+                        turned_tip = [q for q in also if turned_beyond_noise(s, q)]
+                        if not turned_tip:
+                            break
+                        # ... unless the other own piece under the fingertips turned: the fingers
+                        # were on that one, read a point off (tuning 9216: red's fingertips read on
+                        # the advisor d0 for 0.40 s, its face as it was, the general e0 beside it
+                        # turned 0.126 where the board's faces changed 0.005; then e4e5 was moved)
+                        c, also = turned_tip[0], (c,)
                     # where the fingers were is uncertain by a point: keep the other own piece
                     # the fingertips may have been on, as the touch in this stretch does
-                    also = tuple(q for q in tips(ep, d, side) if q != c and own_piece(s, mem, side, q))[:1]
                     turned = handled_piece(s)
                     if turned is not None and turned != c and face_kept(s, c) and covered_during(ep, d, turned) \
                             and own_piece(s, mem, side, turned):

@@ -1076,3 +1076,19 @@ def test_a_rest_over_two_pieces_without_a_move_touched_the_one_whose_face_turned
         assert _settle(it, Position(), None, over_both, looks_changed=looks) == []
         ev = _settle(it, Position(), "g0e2", move, start=40, looks_changed={})
         assert _touches(ev) == touched, looks
+
+
+def test_a_short_rest_without_a_move_on_a_piece_left_as_it_was_touched_the_tip_beside_it_that_turned():
+    # tuning 9216: red's fingertips read on the advisor d0 for 0.40 s (short of a rest that counts
+    # by itself), its face as it was; the general e0 under the fingertips beside it turned 0.126
+    # where the board's faces changed 0.005. The hand lifted clear and moved the soldier e3.
+    short_rest = [(["d0", "e0"], 0.4)]
+    move = [(["e3"], 0.4), (["e3", "e4"], 0.4)]
+    for looks, touched in (({"e0": 0.126}, True), ({}, False), ({"e0": 0.02}, False)):
+        it = IncidentTracker()
+        assert _settle(it, Position(), None, short_rest, looks_changed=looks, read_again=0.005) == []
+        ev = _settle(it, Position(), "e3e4", move, start=40, looks_changed={}, read_again=0.005)
+        touches = _touches(ev)
+        assert bool(touches) is touched, (looks, touches)
+        if touched:
+            assert _p("e0") in touches[0]
