@@ -242,6 +242,14 @@ def _points_from_cells(c: np.ndarray) -> np.ndarray:
     return inner[::-1].reshape(-1)
 
 
+def _ring_sides() -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ring's four sides, each as (rows, cols) of its cells, corners left out: the cells of a
+    side hold the same strip of board margin and table, so each is compared with its side."""
+    across, down = np.arange(1, GX - 1), np.arange(1, GY - 1)
+    return [(np.zeros_like(across), across), (np.full_like(across, GY - 1), across),
+            (down, np.zeros_like(down)), (down, np.full_like(down, GX - 1))]
+
+
 def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
     """(GY, GX) ring cells that look unlike the rest of their side of the ring.
 
@@ -250,11 +258,8 @@ def _odd_ring(feat: np.ndarray, frac: float = 0.35) -> np.ndarray:
     from the side's median cell. Corner cells are left out (nothing to compare them with).
     """
     out = np.zeros((GY, GX), bool)
-    across, down = np.arange(1, GX - 1), np.arange(1, GY - 1)
-    sides = [(np.zeros_like(across), across), (np.full_like(across, GY - 1), across),
-             (down, np.zeros_like(down)), (down, np.full_like(down, GX - 1))]
     cells = feat.reshape(GY, P, GX, P, -1).transpose(0, 2, 1, 3, 4)   # (GY, GX, P, P, 5)
-    for rows, cols in sides:
+    for rows, cols in _ring_sides():
         c = cells[rows, cols]                                           # (n, P, P, 5)
         ref = np.median(c, axis=0)
         dep = (_departure(c, ref[None]) > 1.0).mean(axis=(1, 2))
@@ -282,10 +287,8 @@ def _side_median_means(means: np.ndarray) -> np.ndarray:
     """(GY, GX, 3) for each non-corner ring cell, the median cell mean of its side of the ring
     (zero elsewhere)."""
     out = np.zeros_like(means)
-    out[0, 1:-1] = np.median(means[0, 1:-1], axis=0)
-    out[-1, 1:-1] = np.median(means[-1, 1:-1], axis=0)
-    out[1:-1, 0] = np.median(means[1:-1, 0], axis=0)
-    out[1:-1, -1] = np.median(means[1:-1, -1], axis=0)
+    for rows, cols in _ring_sides():
+        out[rows, cols] = np.median(means[rows, cols], axis=0)
     return out
 
 
