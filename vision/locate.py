@@ -110,6 +110,7 @@ class CombConfig(CheckedSettings):
     coarse_blur_bins: float = 2.5    # histogram blur of the coarse pass (bins): tolerates vanishing-point error
     fine_blur_bins: float = 1.2      # histogram blur of the polish (bins)
     max_spacings: int = 60           # the finest comb tried has this many spacings across the span
+    coarse_max_spacings: int = 30    # ... and, searched again when no clear board was found, this many (a board spans a good part of its lines)
     spacing_step: float = 0.02       # coarse step between spacings (natural-log units: 2 %)
     offset_step_bins: float = 2.0    # coarse step between offsets (bins)
     picks_per_spacing: int = 6       # best offsets per spacing that compete for the picks
@@ -252,6 +253,9 @@ class LatticeFit:
     river_clear: float      # fraction of river samples WITHOUT a ridge (0..1)
     polarity: int           # 1 dark lines, -1 light lines
     score: float            # the image test's score (`Verification.score`)
+    # found by a later pass of the search only: the first pass's lattice, finished the same way
+    # (locate_and_read keeps the one that reads more pieces surely)
+    runner_up: "LatticeFit | None" = None
 
 
 @dataclass(frozen=True)
@@ -275,6 +279,9 @@ class LatticeCandidate:
     homography: np.ndarray  # board -> working image
     polarity: int           # 1 dark lines, -1 light lines
     support: float          # fraction of the line samples with a ridge (0..1)
+    # found by a later search pass (_search): the first pass's best, another lattice, which the
+    # caller may still prefer by what it reads on each
+    runner_up: "LatticeCandidate | None" = None
 
 
 @dataclass(frozen=True)
@@ -792,44 +799,58 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     # `wide_band_deg` only when no clear board turned up: a steep view fans a family's lines out
     # over more than the band (held-back 9270 of stop 40: the files of a board seen at 41 degrees
     # ran from 73 to 92 degrees, two peaks each holding half of them, and the lock held a wrong
-    # lattice all game, no piece read on it)
+    # lattice all game, no piece read on it). Then, still with no clear board, both bands again with
+    # combs no finer than `coarse_max_spacings` across the lines' span: on a steep view the rims of the discs and
+    # the strokes of their characters make dense clusters of lines that the finest combs fit
+    # better than the board's own lines, broken by the discs (tuning 9280: a wooden board at 38.5
+    # degrees, its ranks combed at a sixth of their spacing; the lock held a wrong lattice for
+    # eleven seconds and read red's back rank empty).
     #
-    # The wider band admits lines of other directions too (a palace diagonal, a bevelled edge),
-    # so where it finds the lattice the first pass found, only fitted differently, the first
-    # pass's fit is kept: the wider band is there for a board the first pass did not find at all
-    # (tuning 9207: the wide band's fit had the files' spacing 6 % wrong, 0.28 spacings off at the
-    # board's edge, yet outscored the first pass's fit on the first frame; the lock never came
-    # right, its refits wandered under a hand, and a re-touch went unseen).
+    # The later passes admit more (lines of other directions, a palace diagonal, a bevelled edge),
+    # so where one finds the lattice the first pass found, only fitted differently, the first
+    # pass's fit is kept: they are there for a board the first pass did not find at all (tuning
+    # 9207: the wide band's fit had the files' spacing 6 % wrong, 0.28 spacings off at the board's
+    # edge, yet outscored the first pass's fit on the first frame; the lock never came right, its
+    # refits wandered under a hand, and a re-touch went unseen).
+    bands = (config.families, replace(config.families, member_band_deg=config.families.wide_band_deg))
+    combs = (config.comb, replace(config.comb, max_spacings=config.comb.coarse_max_spacings))
+    passes = [replace(config, families=band, comb=comb) for comb in combs for band in bands]
     first: LatticeCandidate | None = None
-    for band, fam_cfg in enumerate((config.families,
-                                    replace(config.families, member_band_deg=config.families.wide_band_deg))):
-        pass_cfg = replace(config, families=fam_cfg)
-        best = _search_pass(gray, segments, pairs, norm, rng, exclude, pass_cfg)
-        if band == 0:
-            if best is not None and best.score > cfg.clear_board:
-                return best
-            first = best
-    return kept_of_two_bands(first, best)
+    best: LatticeCandidate | None = None
+    families: dict[float, dict[int, LineFamily | None]] = {}   # per band: the families found in it
+    for k, pass_cfg in enumerate(passes):
+        vp_cache = families.setdefault(pass_cfg.families.member_band_deg, {})
+        got = _search_pass(gray, segments, pairs, norm, rng, vp_cache, exclude, pass_cfg)
+        if k == 0:
+            first = best = got
+        else:
+            best = kept_over_first(first, best, got)
+        if best is not None and best.score > cfg.clear_board:
+            break
+    if best is None or best is first or first is None:
+        return best
+    return replace(best, runner_up=first)
 
 
-def kept_of_two_bands(first: LatticeCandidate | None, wide: LatticeCandidate | None) -> LatticeCandidate | None:
-    """Of the narrow band's best lattice (`first`, not a clear board) and the wide band's, the
-    one a search returns: the wide band's only when it scores higher and is another lattice, not
-    the first one fitted differently (see _search)."""
-    if first is None:
-        return wide
-    if wide is None or wide.score <= first.score or same_lattice(wide.homography, first.homography):
-        return first
-    return wide
+def kept_over_first(first: LatticeCandidate | None, best: LatticeCandidate | None,
+                    got: LatticeCandidate | None) -> LatticeCandidate | None:
+    """The better of `best` so far and a later pass's lattice `got`, which counts only where it
+    scores higher and is another lattice than the first pass's best (`first`), not that one
+    fitted differently (see _search)."""
+    if got is None or (best is not None and got.score <= best.score):
+        return best
+    if first is not None and same_lattice(got.homography, first.homography):
+        return best
+    return got
 
 
 def _search_pass(gray: np.ndarray, segments: "_Segments", pairs: list[AnglePair], norm: np.ndarray,
-                 rng: np.random.Generator, exclude: tuple[np.ndarray, ...],
-                 config: LocateConfig) -> LatticeCandidate | None:
+                 rng: np.random.Generator, vp_cache: dict[int, LineFamily | None],
+                 exclude: tuple[np.ndarray, ...], config: LocateConfig) -> LatticeCandidate | None:
     """The best lattice of one pass over the angle-peak pairs, its families' members taken from
-    `config.families.member_band_deg` about each peak; the first clear board ends the pass."""
+    `config.families.member_band_deg` about each peak (`vp_cache`: the families already found
+    with that band, by peak); the first clear board ends the pass."""
     best: LatticeCandidate | None = None
-    vp_cache: dict[int, LineFamily | None] = {}
     for pair in pairs:
         # the combs over all of each family's lines first; combed within each other's stretch
         # only when those find no clear board (a patterned floor or table around the board)
@@ -946,6 +967,8 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
             continue
         done, why_not = _finish(gray, gray_full, f, got, config)
         if done is not None:
+            if got.runner_up is not None:
+                done.runner_up, _ = _finish(gray, gray_full, f, got.runner_up, config)
             fit, best = done, got
         else:
             why = why_not

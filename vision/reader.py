@@ -153,6 +153,16 @@ def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray
                 h = orient(h, red_score(image_bgr, h))
             return FoundBoard(h / h[2, 2], fit.support, fit.polarity, fit.score, None)
         reads = classifier.run(image_bgr, h)
+        if fit.runner_up is not None:
+            # a lattice only a later pass of the search found, where the first pass found another:
+            # the later passes admit more, and a wrong lattice can outscore the board there (tuning
+            # 8836: the true lattice first at 0.37, one nine spacings off at 0.47 by the coarse combs
+            # of the wide band); the pieces decide, the later pass's lattice only where it reads
+            # more of them surely
+            other = orient(fit.runner_up.homography)
+            other_reads = classifier.run(image_bgr, other)
+            if _sure_pieces(other_reads.probs) >= _sure_pieces(reads.probs):
+                fit, h, reads = fit.runner_up, other, other_reads
         doubt = reading_doubt(reads.probs)
         if doubt is None:
             break

@@ -243,3 +243,31 @@ def test_batched_first_look_scores_like_verify(vsim):
             assert v.polarity == want.polarity or v.score == pytest.approx(same.score)
             assert v.support == pytest.approx(same.support) and v.river_clear == pytest.approx(same.river_clear)
     assert got[0].score > 0.4 and got[0].score == max(g.score for g in got)
+
+
+def test_a_lattice_only_a_later_search_pass_found_is_kept_only_where_it_reads_more_pieces(monkeypatch):
+    """Tuning 8836: the search's first pass found the true lattice (0.37) and its last pass, with
+    coarse combs on the wide angle band, one nine spacings off (0.47). A lattice found only by a
+    later pass is weighed against the first pass's by the pieces each reads surely: the later
+    one is kept only where it reads more (tuning 9280: the first pass's lattice off the board
+    read almost nothing)."""
+    import vision.reader as vr
+    from vision.locate import LatticeFit
+
+    first = LatticeFit(np.diag([40.0, 40.0, 1.0]) + np.array([[0, 0, 100], [0, 0, 60], [0, 0, 0]]), 0.6, 0.9, 1, 0.37)
+    later_h = first.homography @ np.array([[1.0, 0, 9], [0, 1.0, 0], [0, 0, 1.0]])
+    img = np.full((540, 960, 3), 128, np.uint8)
+
+    def run(readings: tuple[str, str]) -> np.ndarray:
+        later = LatticeFit(later_h, 0.7, 0.9, 1, 0.47, runner_up=first)
+        monkeypatch.setattr(vr, "find_lattice", lambda *a, **k: later)
+        stub = _StubReader(*readings)
+        return locate_and_read(img, stub).homography
+
+    half = "." * 45 + "p" * 4 + "." * 41                 # few pieces read surely
+    # the later lattice reads little, the first pass's the start position: the first pass's
+    assert same_lattice(run((half, START)), first.homography)
+    # the later lattice reads the start position, the first pass's little: the later one
+    assert same_lattice(run((START, half)), later_h)
+    # as many on each: the first pass's (the later passes admit more)
+    assert same_lattice(run((START, START)), first.homography)
