@@ -36,7 +36,7 @@ import numpy as np
 
 from .crops import DISC_TOP_HEIGHT, extract_point_crops, point_grid
 from .geometry import CheckedSettings
-from .observation import CLASSES, NUM_POINTS
+from .observation import NUM_POINTS
 
 __all__ = ["CentredRead", "DiscConfig", "DiscFit", "DiscMeter", "DiscWalk", "fit_discs", "point_offsets", "walk_to_disc",
            "MIN_COVERAGE", "DEFAULT_DISC"]
@@ -509,24 +509,10 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         # point's crop holds part of the disc and names no piece to compare with)
         same = np.argmax(p, axis=1) == np.argmax(probs[k[sub]], axis=1)
         seen &= ~faint[sub] | same
-        # (it still shows the disc's colour: a rim's crop of the other colour is another disc)
-        seen &= ~shy[sub] | _same_colour(np.argmax(p, axis=1), probs[k[sub]])
         out[k[sub[seen]]] = fo[sub[seen]]
     if recentre is not None:
         out = _walked(image_bgr, homography, idx, probs, model, out, empty, unsure, recentre, cfg)
     return out
-
-
-def _same_colour(found: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Whether the piece classes `found` (vision.observation.CLASSES indices) are of the colour of
-    each point's likeliest piece under `probs`. A piece read unsurely on its point (part of its
-    disc in the crop) names no piece to compare with, but its colour shows: a rim or a walk that
-    ends on a disc of the other colour found another disc (held-back 9260 of stop 40, moved to
-    tuning: black's chariot in the corner a9, read 0.45 empty under glare, got a rim 0.27 and 0.36
-    beyond both edges, the red horse just captured and set down there: 'left between points')."""
-    red_last = CLASSES.index("P")
-    likeliest = np.argmax(probs[:, 1:], axis=1) + 1
-    return (found >= 1) & ((found <= red_last) == (likeliest <= red_last))
 
 
 def _walked(image_bgr: np.ndarray, homography: np.ndarray, idx: np.ndarray, probs: np.ndarray, model: np.ndarray,
@@ -545,11 +531,7 @@ def _walked(image_bgr: np.ndarray, homography: np.ndarray, idx: np.ndarray, prob
     wn = np.linalg.norm(end.offsets, axis=1)
     cos = (end.offsets * model[walk]).sum(1) / np.maximum(wn * mn[walk], 1e-9)
     sure = ~empty[walk] & ~unsure[walk]
-    ended_on = np.argmax(end.probs, axis=1)
-    same = ~sure | (ended_on == np.argmax(probs[walk], axis=1))
-    # a piece read unsurely on its point still shows its colour in the crop: a walk that ends on a
-    # disc of the other colour reached another disc
-    same &= ~unsure[walk] | _same_colour(ended_on, probs[walk])
+    same = ~sure | (np.argmax(end.probs, axis=1) == np.argmax(probs[walk], axis=1))
     take = (end.settled & (end.probs[:, 0] < cfg.confirm_empty_max) & same & (wn >= cfg.walk_accept)
             & (np.abs(end.offsets).max(axis=1) <= cfg.walk_reach) & (cos >= cfg.shy_cos))
     # one disc, one point: walks from two points that reached the same disc leave it to the nearer

@@ -176,33 +176,6 @@ def test_a_piece_read_unsurely_whose_rim_lies_off_its_point_is_measured_where_it
     assert np.allclose(point_offsets(img, truth.homography, pts, unsure, model, lambda *a: unsure), model)
 
 
-def test_a_rim_or_a_walk_off_an_unsurely_read_point_that_ends_on_a_disc_of_the_other_colour_is_not_taken():
-    """Held-back 9260 of stop 40 (moved to tuning): black's chariot in the corner a9, read 0.45
-    empty under glare, got a rim 0.27 and 0.36 spacings beyond both edges, where the red horse just
-    captured had been set down; the crop on that rim read the horse surely, and the chariot was
-    'left between points'. An unsure reading names no piece, but its colour shows."""
-    c6 = 56
-    img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
-    pts = np.array([c6])
-    unsure_black = _reading({0: 0.27, 12: 0.5, 4: 0.23})        # likeliest piece: black's chariot
-    model = np.array([[0.0, -0.09]], np.float32)
-    red_horse = _reading({4: 1.0})
-    assert np.allclose(point_offsets(img, truth.homography, pts, unsure_black, model, lambda *a: red_horse), model)
-    black_horse = _reading({11: 1.0})
-    seen = point_offsets(img, truth.homography, pts, unsure_black, model, lambda *a: black_horse)
-    assert np.linalg.norm(seen[0] - truth.offsets[c6]) <= 0.1, (seen, truth.offsets[c6])
-    # the walk the same: from an unsure black reading, onto a red disc, is not taken
-    blank, h = _blank_board()
-    disc = np.array([0.0, 0.42], np.float32)
-    start = 0.45 * disc[None]
-    unsure = np.zeros((1, 15), np.float32)
-    unsure[0, 0], unsure[0, 12] = 0.3, 0.7
-    recentre, _ = _seen_by_a_short_model(disc, piece=4)
-    assert np.allclose(point_offsets(blank, h, [40], unsure, start, recentre=recentre), start)
-    recentre, _ = _seen_by_a_short_model(disc, piece=11)
-    assert np.linalg.norm(point_offsets(blank, h, [40], unsure, start, recentre=recentre)[0] - disc) <= 0.06
-
-
 def test_an_unsurely_read_pieces_rim_a_little_off_the_sets_size_is_taken_where_its_crop_is_surely_a_piece():
     """Tuning 8418: a chariot pushed 0.45 spacings off its point beyond the board's edge, read 0.30
     empty there, its rim fitted 10.2 % larger than the set's radius (past the 10 % a rim on a surely
@@ -211,7 +184,7 @@ def test_an_unsurely_read_pieces_rim_a_little_off_the_sets_size_is_taken_where_i
     c6 = 56
     img, truth = displaced_still(21, "wood", 15, moved=((c6, 0.0, -0.44),))
     pts = np.array([c6])
-    unsure = _reading({0: 0.3, 12: 0.24})     # its likeliest piece of the rim crop's colour
+    unsure = _reading({0: 0.3, 4: 0.24})
     model = np.array([[0.0, -0.09]], np.float32)
     sure_piece = _reading({12: 1.0})
     r = float(fit_discs(img, truth.homography, pts).radius[0])
