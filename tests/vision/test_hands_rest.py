@@ -284,19 +284,30 @@ def _knock_over_the_edge(det: vh.HandDetector, fps: float = 15.0) -> list[vh.Han
             cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
         return img
 
+    return _arm_moves_discs(det, frame, arm, row, [c7] + knocked, 3.0, fps)
+
+
+Discs = list[tuple[float, float]]
+
+
+def _arm_moves_discs(det: vh.HandDetector, frame, arm: Sleeve, before: Discs, after: Discs, rest_s: float,
+                     fps: float) -> list[vh.HandState]:
+    """A second of the board with the discs `before`; the arm slides in over six frames, then out
+    over six more leaving the discs `after`; the states of the `rest_s` seconds that follow.
+    `frame(discs, box)` draws one frame."""
     n = 0
     for _ in range(int(fps)):
-        det.update_rectified(frame(row), n / fps)
+        det.update_rectified(frame(before), n / fps)
         n += 1
     for k in range(6):
-        det.update_rectified(frame(row, arm.box(shift=-(6 - k) * 0.5)), n / fps)
+        det.update_rectified(frame(before, arm.box(shift=-(6 - k) * 0.5)), n / fps)
         n += 1
     for k in range(6):
-        det.update_rectified(frame([c7] + knocked, arm.box(shift=-k * 0.7)), n / fps)
+        det.update_rectified(frame(after, arm.box(shift=-k * 0.7)), n / fps)
         n += 1
     out = []
-    for _ in range(int(3 * fps)):
-        out.append(det.update_rectified(frame([c7] + knocked), n / fps))
+    for _ in range(int(rest_s * fps)):
+        out.append(det.update_rectified(frame(after), n / fps))
         n += 1
     return out
 
@@ -332,21 +343,7 @@ def _captured_beyond_the_corner(det: vh.HandDetector, fps: float = 15.0) -> list
             cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
         return img
 
-    n = 0
-    for _ in range(int(fps)):
-        det.update_rectified(frame([a9, b9]), n / fps)
-        n += 1
-    for k in range(6):
-        det.update_rectified(frame([a9, b9], arm.box(shift=-(6 - k) * 0.5)), n / fps)
-        n += 1
-    for k in range(6):
-        det.update_rectified(frame([b9] + beyond, arm.box(shift=-k * 0.7)), n / fps)
-        n += 1
-    out = []
-    for _ in range(int(6 * fps)):
-        out.append(det.update_rectified(frame([b9] + beyond), n / fps))
-        n += 1
-    return out
+    return _arm_moves_discs(det, frame, arm, [a9, b9], [b9] + beyond, 6.0, fps)
 
 
 def test_captured_discs_set_down_across_the_edge_beside_an_emptied_point_settle_once_they_lie_still():
