@@ -799,12 +799,12 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     # `wide_band_deg` only when no clear board turned up: a steep view fans a family's lines out
     # over more than the band (held-back 9270 of stop 40: the files of a board seen at 41 degrees
     # ran from 73 to 92 degrees, two peaks each holding half of them, and the lock held a wrong
-    # lattice all game, no piece read on it). Then, still with no clear board, both bands again with
-    # combs no finer than `coarse_max_spacings` across the lines' span: on a steep view the rims of the discs and
-    # the strokes of their characters make dense clusters of lines that the finest combs fit
-    # better than the board's own lines, broken by the discs (tuning 9280: a wooden board at 38.5
-    # degrees, its ranks combed at a sixth of their spacing; the lock held a wrong lattice for
-    # eleven seconds and read red's back rank empty).
+    # lattice all game, no piece read on it). Then, still with no clear board, both bands again
+    # with combs no finer than `coarse_max_spacings` across the lines' span: on a steep view the
+    # rims of the discs and the strokes of their characters make dense clusters of lines that the
+    # finest combs fit better than the board's own lines, broken by the discs (tuning 9280: a
+    # wooden board at 38.5 degrees, its ranks combed at a sixth of their spacing; the lock held a
+    # wrong lattice for eleven seconds and read red's back rank empty).
     #
     # The later passes admit more (lines of other directions, a palace diagonal, a bevelled edge),
     # so where one finds the lattice the first pass found, only fitted differently, the first
