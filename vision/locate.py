@@ -7,7 +7,8 @@ perspective (vanishing points to infinity, families to the axes) so the lattice 
 1-D combs of equally spaced lines, fit 9- and 10-tooth combs (and, when those find no clear
 board, each family's combs again within the stretch one of the other family's combs spans: a
 tiled floor's long lines can out-comb the board's own; then all of it again with each family's
-members taken from a wider angle band: a steep view fans a family out), and verify every candidate
+members taken from a wider angle band: a steep view fans a family out; then both bands again with
+coarser combs: the discs' rims out-comb a steep board's broken lines), and verify every candidate
 lattice directly in the image with ridge tests, including negative evidence: the river, where
 the inner files have no line, and the continuation of lines past the board edge. Candidates are
 refined on sub-pixel ridge points along every visible line segment (`lines.measure` +
