@@ -278,23 +278,23 @@ def _knock_over_the_edge(det: vh.HandDetector, fps: float = 15.0) -> list[vh.Han
     knocked = [(x + P, 0.8 * P) for x, _ in row[1:]]               # beyond c9, d9, e9
     arm = Sleeve("top", offset=1.5, width=4.0, depth=4.0)
 
-    def frame(discs: list[tuple[float, float]], box: tuple[int, int, int, int] | None = None) -> np.ndarray:
-        img = _frame(board, rng, box)
-        for x, y in discs:
-            cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
-        return img
-
-    return _arm_moves_discs(det, frame, arm, row, [c7] + knocked, 3.0, fps)
+    return _arm_moves_discs(det, board, rng, arm, row, [c7] + knocked, 3.0, fps)
 
 
 Discs = list[tuple[float, float]]
 
 
-def _arm_moves_discs(det: vh.HandDetector, frame, arm: Sleeve, before: Discs, after: Discs, rest_s: float,
-                     fps: float) -> list[vh.HandState]:
+def _arm_moves_discs(det: vh.HandDetector, board: np.ndarray, rng: np.random.Generator, arm: Sleeve,
+                     before: Discs, after: Discs, rest_s: float, fps: float) -> list[vh.HandState]:
     """A second of the board with the discs `before`; the arm slides in over six frames, then out
-    over six more leaving the discs `after`; the states of the `rest_s` seconds that follow.
-    `frame(discs, box)` draws one frame."""
+    over six more leaving the discs `after`; the states of the `rest_s` seconds that follow."""
+
+    def frame(discs: Discs, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        img = _frame(board, rng, box)
+        for x, y in discs:
+            cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
+        return img
+
     n = 0
     for _ in range(int(fps)):
         det.update_rectified(frame(before), n / fps)
@@ -337,13 +337,7 @@ def _captured_beyond_the_corner(det: vh.HandDetector, fps: float = 15.0) -> list
     beyond = [(0.35 * P, 0.6 * P), (1.3 * P, 0.3 * P)]     # on the corner's ring cells, past their border
     arm = Sleeve("top", offset=0.0, width=3.0, depth=3.0)
 
-    def frame(discs: list[tuple[float, float]], box: tuple[int, int, int, int] | None = None) -> np.ndarray:
-        img = _frame(board, rng, box)
-        for x, y in discs:
-            cv2.circle(img, (int(x), int(y)), int(0.45 * P), (60, 70, 170), -1)
-        return img
-
-    return _arm_moves_discs(det, frame, arm, [a9, b9], [b9] + beyond, 6.0, fps)
+    return _arm_moves_discs(det, board, rng, arm, [a9, b9], [b9] + beyond, 6.0, fps)
 
 
 def test_captured_discs_set_down_across_the_edge_beside_an_emptied_point_settle_once_they_lie_still():
