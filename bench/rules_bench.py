@@ -2,6 +2,7 @@
 
 Run from the repository root:  python bench/rules_bench.py [--perft5] [--positions N] [--no-sf]
                                python bench/rules_bench.py --formats-only   (game-file reading only)
+                               python bench/rules_bench.py --adjudicate-only (repetition rulings only)
 
 Figures printed:
 - perft(3) and perft(4) from the start (bulk counting at the leaves), seconds and nodes/s; with
@@ -17,6 +18,12 @@ Figures printed:
   and checked): the real 188-game CCBridge library (CBL) and its games as single CBR records, and
   libraries written by xqtrack's own writers from the 613 games of games.jsonl: one PGN file
   (ICCS and Chinese notation), one DhtmlXQ page, and 613 XQF and CBF records.
+- `adjudicate` (the repetition ruling, rules/repetition.py) on games of 2,000, 8,000 and 100,000
+  plies (tests/support/long_games.py): a horse shuffle (every position recurs every 4 plies) and a
+  mixed game (three pieces a side moved out and back at random: cycles of every length, positions
+  recurring after long gaps); each with the time to read the game's PGN text (the rest of what
+  `xqtrack adjudicate FILE` does). Before issue 43 the search was quadratic: 2,000 plies took
+  ~12 s and 8,000 did not finish in minutes.
 Times are CPU seconds of this process (time.process_time), best of a few repeats, so that a
 shared, loaded machine does not inflate them; perft(4) also shows wall-clock seconds. The ratio
 column is xqtrack time / pyffish time (below 1 = xqtrack is faster).
@@ -31,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "support"))   # long_games: the games adjudicate is timed on
 
 from rules import START_FEN, Move, Position  # noqa: E402
 from rules.perft import perft  # noqa: E402
@@ -208,6 +216,35 @@ def print_format_rows(repeats: int) -> None:
         print(f"{label:<{width}}  {n_games:>6}  {n_plies:>7}  {n_games / seconds:>9.0f}  {n_plies / seconds:>9.0f}")
 
 
+ADJUDICATE_PLIES = (2_000, 8_000, 100_000)
+
+
+def adjudicate_rows(plies: tuple[int, ...] = ADJUDICATE_PLIES) -> list[tuple[str, int, float, float, str]]:
+    """(game, plies, CPU s to read its PGN, CPU s to adjudicate, ruling) for each long game."""
+    from rules.formats import read_games
+    from rules.repetition import adjudicate
+    from long_games import horse_shuffle, mixed_game, pgn_text
+
+    rows = []
+    for n in plies:
+        for label, make in (("horse shuffle", horse_shuffle), ("mixed", mixed_game)):
+            moves = make(n)
+            data = pgn_text(moves).encode("utf-8")
+            t_read, games = best_of(lambda: read_games(data), 1)
+            assert games[0].moves == moves
+            t_adj, ruling = best_of(lambda: adjudicate(None, moves), 1)
+            rows.append((label, n, t_read, t_adj, f"{ruling.ruling} ({ruling.cycles} cycles)"))
+    return rows
+
+
+def print_adjudicate_rows(plies: tuple[int, ...] = ADJUDICATE_PLIES) -> None:
+    print("\nadjudicate (repetition ruling, rules/repetition.py), CPU s, one run each")
+    print(f"{'game':<14}  {'plies':>7}  {'read PGN':>9}  {'adjudicate':>10}  ruling")
+    print("-" * 66)
+    for label, n, t_read, t_adj, ruling in adjudicate_rows(plies):
+        print(f"{label:<14}  {n:>7}  {t_read:>8.2f}s  {t_adj:>9.2f}s  {ruling}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--perft5", action="store_true", help="also time perft(5) from the start (~1-2 min)")
@@ -218,9 +255,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="write pyffish legal-move sets for test positions to PATH and exit")
     ap.add_argument("--sf-perft4", action="store_true", help="also run pyffish perft(4) (minutes)")
     ap.add_argument("--formats-only", action="store_true", help="only the game-file reading speed")
+    ap.add_argument("--adjudicate-only", action="store_true", help="only the repetition-ruling speed")
     args = ap.parse_args(argv)
     if args.formats_only:
         print_format_rows(args.repeats)
+        return 0
+    if args.adjudicate_only:
+        print_adjudicate_rows()
         return 0
 
     try:
@@ -306,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     print("ratio = xqtrack / pyffish (time rows: below 1 = xqtrack faster; nodes/s rows: above 1 = xqtrack "
           "faster).\npyffish perft = Python recursion over sf.legal_moves(fen, moves); times are CPU seconds.")
     print_format_rows(args.repeats)
+    print_adjudicate_rows()
     return 0
 
 

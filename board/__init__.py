@@ -19,8 +19,10 @@ Modules (each one job):
              IncidentTracker applies them and builds knocked / between_points / illegal_move for the tracker;
              void_after_correction: the incidents a correction retracts
   clockref   clock presses vs moves: clock_no_press, clock_two_moves, clock_press_no_move
-  events     MoveEvent, IncidentEvent, IncidentRetracted, TrackingEvent, ClockEvent, GameEndEvent: .to_dict() = one journal
-             line, .from_dict(d) / event_from_dict(d) reads one back (typed both ways)
+  events     MoveEvent, IncidentEvent, IncidentRetracted, TrackingEvent, ClockEvent, GameEndEvent,
+             ArbiterCorrection: .to_dict() = one journal line, .from_dict(d) / event_from_dict(d) reads one back
+  arbiter    arbiter_line(start_fen, recorded, from_ply, texts): an arbiter's correction checked legal
+             (any notation), ArbiterLineError naming the ply and the move that is not
 
 Journal lines (written by runtime/journal.py to DIR/events.jsonl) all carry t (source seconds),
 wall (UTC ISO-8601), type, ply:
@@ -30,5 +32,7 @@ wall (UTC ISO-8601), type, ply:
   tracking  status: started (fen, headers, notation) | resumed | board_lost | board_found |
             out_of_sync (points, board_shows, expected) | resynced | source_ended | source_error | ...
   clock     kind, side, seq, boot_id, clock_ms, remaining_ms {red, black}
-  game_end  result, reason
+  game_end  result, reason; an arbiter's also by, note, revision, [revises], [command]
+  arbiter_correction  from_ply, moves, was, by, note, fen: the record from from_ply is the arbiter's
+  (a move after an arbiter's result carries post_game: true and is not part of the game)
 """

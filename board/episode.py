@@ -61,7 +61,7 @@ class CameraConfig:
     # every point it covered out of the hand evidence while it stayed there; the capture's victim
     # lifted and a cannon picked up went unseen, and the rests left over were 'touches')
     moved: float = 0.03
-    settle_s: float = 0.4     # flags this long (video s) after the last shift are not taken as hands
+    after_shift_s: float = 0.4   # flags this long (video s) after the camera's last shift are not taken as hands
 
 
 def lattice_shift(h0: np.ndarray, h1: np.ndarray) -> float:
@@ -86,7 +86,7 @@ class CameraWatch:
     camera is bumped the whole view shifts, and for a moment the detector flags points whose
     look changed (a disc's edge, a printed line) although no hand is there. Such a flag can sit
     on one point for longer than a fingertip rest, and an own piece there would then read as
-    touched. While the camera moves, and for `settle_s` after, the episode does not take the
+    touched. While the camera moves, and for `after_shift_s` after, the episode does not take the
     flags as a hand (an arm that stays over the board is still seen once the view is steady).
     The pose of a steady camera changes only by the lock's refits, when its lines drifted a third
     of a pixel, so a shift beyond `moved` is the camera.
@@ -113,7 +113,7 @@ class CameraWatch:
             if self._h is not None and lattice_shift(self._h, h) >= self.cfg.moved:
                 self._moved_t = t
             self._h = h
-        return self._moved_t is not None and t - self._moved_t <= self.cfg.settle_s
+        return self._moved_t is not None and t - self._moved_t <= self.cfg.after_shift_s
 
     def turn(self) -> None:
         """Go on watching the board read with red's end and black's swapped (board.turning)."""

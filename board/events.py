@@ -65,6 +65,7 @@ class TrackingStatus(str, Enum):
     SOURCE_ENDED = "source_ended"
     SOURCE_ERROR = "source_error"
     INTERRUPTED = "interrupted"
+    ARBITER_CORRECTION_REFUSED = "arbiter_correction_refused"   # the recorder could not follow an arbiter's line
 
     def __str__(self) -> str:
         return self.value
@@ -152,7 +153,9 @@ class MoveEvent:
     `ply` is the number of plies completed after this move (first move = 1).
     `score` is the log-likelihood margin of the move over doing nothing; `inferred`
     is True when the move was not seen by itself but reconstructed as part of a
-    sequence (the camera missed it).
+    sequence (the camera missed it). `post_game` marks a move made after an arbiter's result
+    (the players' post-mortem): journalled, since the journal keeps everything the board showed,
+    but never part of the game (game.pgn, /state.json and the broadcast stop at the result).
     """
 
     t: float
@@ -171,11 +174,12 @@ class MoveEvent:
     corrected: bool = False          # re-stated after a "corrected" event replaced an earlier ply
     extra: dict[str, Any] = field(default_factory=dict)   # fields other parts add to the line, kept as read
     wall: str | None = field(default=None, kw_only=True)
+    post_game: bool = field(default=False, kw_only=True)   # made after an arbiter's result: not in the game
 
     type: ClassVar[str] = "move"
     _KEYS: ClassVar[frozenset[str]] = frozenset(
         {"type", "t", "ply", "iccs", "side", "notation", "fen", "frame", "score", "inferred", "corrected",
-         "capture", "clock_ms", "t_hand_left", "t_touch", "wall"})
+         "capture", "clock_ms", "t_hand_left", "t_touch", "wall", "post_game"})
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -187,6 +191,8 @@ class MoveEvent:
             d["inferred"] = True
         if self.corrected:
             d["corrected"] = True
+        if self.post_game:
+            d["post_game"] = True
         if self.capture:
             d["capture"] = self.capture
         if self.clock_ms is not None:
@@ -210,7 +216,8 @@ class MoveEvent:
             capture=_as(d, "capture", k, str, None), clock_ms=_as(d, "clock_ms", k, _int_dict, None),
             t_hand_left=_as(d, "t_hand_left", k, float, None), t_touch=_as(d, "t_touch", k, float, None),
             corrected=bool(d.get("corrected", False)),
-            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d),
+            post_game=bool(d.get("post_game", False)))
 
 
 @dataclass
@@ -350,6 +357,11 @@ class TrackingEvent:
         v = self.extra.get("now")
         return str(v) if v is not None else None
 
+    @property
+    def arbiter(self) -> bool:
+        """corrected: the recorder re-stating an arbiter's correction (not the tracker's own)."""
+        return bool(self.extra.get("arbiter"))
+
 
 @dataclass
 class ClockEvent:
@@ -431,6 +443,93 @@ class GameEndEvent:
                    reason=_as(d, "reason", k, str, ""),
                    extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
+    # typed views of the fields a result entered by a person carries (live/rulings.py, hall/station.py)
+    @property
+    def by(self) -> str:
+        """Who entered the result ("" for the recorder's own: checkmate, stalemate)."""
+        return str(self.extra.get("by") or "")
+
+    @property
+    def arbiter(self) -> bool:
+        """Entered by a person (the command line, a page, the hall's console), not seen on the board.
+
+        Why it matters: after an arbiter's result the game is closed; what the board shows later
+        is the post-mortem (post_game moves). A line from before `by` was written says so in its
+        reason ("arbiter: ...") or its hall `command` id."""
+        return bool(self.by or self.extra.get("command") or self.reason.startswith("arbiter"))
+
+    @property
+    def revision(self) -> int | None:
+        """1, 2, 3... for the results entered on this game, in journal order (None: not written)."""
+        v = self.extra.get("revision")
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+    @property
+    def revises(self) -> int | None:
+        """The revision this result replaces (None: the first result entered)."""
+        v = self.extra.get("revises")
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+@dataclass
+class ArbiterCorrection:
+    """An arbiter's correction of the record: from ply `from_ply` on, the game is `moves` (ICCS).
+
+    Why its own line and not the tracker's `corrected`: the camera misreads, and the arbiter is the
+    one who may say what was played; the record must name who changed it (`by`) and why (`note`),
+    and keep what it said before (`was`, the plies replaced), so a later reader sees both. The
+    moves were checked legal by the rules engine before the line was written (board.arbiter);
+    `fen` is the position after the last of them. `ply` is the plies the game has after the
+    correction (from_ply - 1 + len(moves)). A recorder running on the folder takes the line up and
+    re-states it as a `corrected` tracking line marked `arbiter` with the moves after it, so the
+    tracker goes on from the corrected position (runtime/recorder.py).
+    """
+
+    t: float
+    ply: int
+    from_ply: int
+    moves: list[str]
+    was: list[str]
+    by: str
+    note: str = ""
+    fen: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)   # e.g. the hall's command id, kept as read
+    wall: str | None = field(default=None, kw_only=True)
+
+    type: ClassVar[str] = "arbiter_correction"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "from_ply", "moves", "was", "by", "note", "fen", "wall"})
+
+    def __post_init__(self) -> None:
+        if self.from_ply < 1:
+            raise ValueError(f"an arbiter's correction starts at ply 1 or later, not {self.from_ply}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "arbiter_correction", "t": round(self.t, 3), "ply": self.ply,
+                             "from_ply": self.from_ply, "moves": list(self.moves), "was": list(self.was),
+                             "by": self.by, "note": self.note, "fen": self.fen}
+        d.update(self.extra)
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ArbiterCorrection":
+        k = "arbiter_correction"
+        from_ply = _req(d, "from_ply", k, int)
+        if from_ply < 1:
+            raise EventFormatError(f"{k} event: from_ply {from_ply} is not a ply (1, 2, 3...)")
+        return cls(t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), from_ply=from_ply,
+                   moves=_as(d, "moves", k, _iccs_list, []), was=_as(d, "was", k, _iccs_list, []),
+                   by=_as(d, "by", k, str, ""), note=_as(d, "note", k, str, ""), fen=_as(d, "fen", k, str, ""),
+                   extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+
+
+def _iccs_list(v: Any) -> list[str]:
+    """A list of ICCS moves ('h2e2'), each checked for shape."""
+    from rules import Move
+    if not isinstance(v, list):
+        raise TypeError("a list of ICCS moves was expected")
+    return [Move.from_iccs(str(m)).iccs() for m in v]
+
 
 @dataclass
 class IncidentRetracted:
@@ -494,8 +593,9 @@ class IncidentRetracted:
 Event = MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent
 """What the tracker and the clock referee report."""
 
-JournalEvent = MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent | ClockEvent | GameEndEvent
-"""Any journal line."""
+JournalEvent = (MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent | ClockEvent | GameEndEvent
+                | ArbiterCorrection)
+"""Any journal line of the board's types (a ruling is live/rulings.py's)."""
 
 _BY_TYPE: dict[str, Callable[[Mapping[str, Any]], JournalEvent]] = {
     "move": MoveEvent.from_dict,
@@ -504,6 +604,7 @@ _BY_TYPE: dict[str, Callable[[Mapping[str, Any]], JournalEvent]] = {
     "tracking": TrackingEvent.from_dict,
     "clock": ClockEvent.from_dict,
     "game_end": GameEndEvent.from_dict,
+    "arbiter_correction": ArbiterCorrection.from_dict,
 }
 EVENT_TYPES: tuple[str, ...] = tuple(_BY_TYPE)
 

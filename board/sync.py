@@ -40,7 +40,7 @@ class Phase(str, Enum):
 
 
 class SettleKind(str, Enum):
-    """How a stretch settled: QUIET (readings unchanged and no hand in view for settle_s) or
+    """How a stretch settled: QUIET (readings unchanged and no hand in view for quiet_settle_s) or
     REST (an arm resting at the edge, the points it does not cover unchanged for rest_settle_s)."""
 
     QUIET = "quiet"

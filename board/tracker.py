@@ -2,7 +2,7 @@
 
 States: QUIET (board settled, nobody touching) → ACTIVE (hands over the
 board, or the reading departs from the settled board) → settle → QUIET.
-A stretch settles when the readings have stayed the same for `settle_s`
+A stretch settles when the readings have stayed the same for `quiet_settle_s`
 with no hand in view, or, when a hand/arm rests at the edge, when the
 points it does not cover have stayed the same for `rest_settle_s` (and the
 change they show is fully visible). On each settle the change from the
@@ -56,7 +56,7 @@ def placement_fen(classes: np.ndarray) -> str:
 
 @dataclass
 class TrackerConfig:
-    settle_s: float = 0.08           # quiet + unchanged this long = settled (the reader already waited for quiet)
+    quiet_settle_s: float = 0.08     # quiet + unchanged this long = settled (the reader already waited for quiet)
     min_settle_frames: int = 3
     rest_settle_s: float = 0.7       # with an arm resting at the edge: visible points unchanged this long
     capture_wait_s: float = 4.0      # a victim taken off first: wait this long for the capturing move
@@ -76,7 +76,7 @@ class TrackerConfig:
     camera: CameraConfig = field(default_factory=CameraConfig)   # when the camera counts as moving (a bump)
 
     def window(self) -> WindowConfig:
-        return WindowConfig(settle_s=self.settle_s, min_settle_frames=self.min_settle_frames,
+        return WindowConfig(quiet_settle_s=self.quiet_settle_s, min_settle_frames=self.min_settle_frames,
                             rest_settle_s=self.rest_settle_s, change_nats=self.change_nats,
                             offset_wobble=self.offset_wobble)
 
@@ -190,6 +190,56 @@ class Tracker:
         """Plies recorded so far (journalled before a restart) are a person's to change, never the
         corrector's: a board that disagrees with them is out of sync, for someone to settle."""
         self.locked_plies = self.ply
+
+    def take_arbiter_line(self, from_ply: int, moves: list[Move], t: float, by: str = "") -> list[Event]:
+        """An arbiter replaced the record from `from_ply` by `moves` (journalled as an
+        `arbiter_correction` line): the tracker goes on from that position.
+
+        Returns what the recorder journals to say so: a `corrected` tracking event marked
+        `arbiter` and the plies re-stated from `from_ply` (readers then hold the same game whatever
+        the recorder wrote while the arbiter's line was on its way). The arbiter's plies are locked
+        (a person's to change, never the corrector's), the board is taken to show the corrected
+        position (an arbiter corrects what the camera misread), so the settled reference becomes
+        its placement. ValueError when the moves do not follow (the recorder says so in the journal).
+        """
+        if self.record is None:
+            raise ValueError("no game to correct yet: the start position has not been read")
+        rec = self.record
+        if not 1 <= from_ply <= rec.ply + 1:
+            raise ValueError(f"the tracker holds {rec.ply} plies; a correction from ply {from_ply} does not fit")
+        probe = rec.position.copy()
+        for _ in range(rec.ply - from_ply + 1):
+            probe.pop()
+        for i, m in enumerate(moves):
+            if not probe.is_legal(m):
+                raise ValueError(f"ply {from_ply + i}: {m.iccs()} does not follow in the tracker's position")
+            probe.push(m)
+        times = rec.move_times[from_ply - 1:]
+        was = rec.moves[from_ply - 1:]
+        while rec.ply >= from_ply:
+            rec.take_back()
+        who = f" ({by})" if by else ""
+        events: list[Event] = [TrackingEvent(
+            t, from_ply, TrackingStatus.CORRECTED,
+            f"the arbiter's correction{who}: from ply {from_ply} the record said "
+            f"{' '.join(m.iccs() for m in was) or 'nothing'}; it is now {' '.join(m.iccs() for m in moves) or 'nothing'}",
+            points=sorted({q for m in was + moves for q in (m.from_sq, m.to_sq)}),
+            extra={"ply": from_ply, "was": " ".join(m.iccs() for m in was), "now": " ".join(m.iccs() for m in moves),
+                   "arbiter": True, "by": by})]
+        for i, m in enumerate(moves):
+            at = times[i] if i < len(times) and times[i] is not None else t
+            played = rec.play(m, at)
+            events.append(MoveEvent(t, self.ply, m.iccs(), played.side, played.notation, rec.position.fen(), -1,
+                                    capture=played.captured, corrected=True, extra={"arbiter": True}))
+        self.locked_plies = self.ply
+        self.sync, self.sync_detail = SyncState.IN_SYNC, ()
+        self._held = None
+        self._misread = None
+        self.incidents.forget_last_move()
+        if self.settled is not None:
+            placement = board_classes(rec.position)
+            self.settled = replace(self.settled, classes=placement, observed=placement.copy())
+        return events
 
     # ------------------------------------------------------------------ main entry
     def feed(self, obs: Any) -> list[Event]:

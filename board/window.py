@@ -43,7 +43,7 @@ class Frame:
 class WindowConfig:
     """When a window has settled, and what breaks it (times in seconds of source time)."""
 
-    settle_s: float = 0.08          # clean frames spanning this long = settled
+    quiet_settle_s: float = 0.08    # clean frames spanning this long = settled
     min_settle_frames: int = 3      # ... and at least this many of them
     rest_settle_s: float = 0.7      # an arm resting at the edge: visible points unchanged this long
     change_nats: float = 2.5        # a reading contradicting the window's mean by this much is a change
@@ -186,7 +186,7 @@ class SettleWindow:
     def settle_kind(self) -> SettleKind | None:
         """Whether the window has settled now, and how; None to keep waiting.
 
-        QUIET: enough clean frames spanning settle_s (and any hold). REST: no clean frame, the
+        QUIET: enough clean frames spanning quiet_settle_s (and any hold). REST: no clean frame, the
         covered points unchanged for rest_settle_s; tried on every few frames only.
         """
         w = self.frames
@@ -197,7 +197,7 @@ class SettleWindow:
             span = w[-1].t - w[-n_clean].t
             if self.holding and span < self.hold_s:
                 return None
-            if span >= self.cfg.settle_s - 1e-6:
+            if span >= self.cfg.quiet_settle_s - 1e-6:
                 return SettleKind.QUIET
         if n_clean == 0 and w[-1].t - max(w[0].t, self.occ_since) >= self.cfg.rest_settle_s:
             self._rest_tries += 1

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from runtime.folder_lock import hold_folder
 from runtime.journal import DiskBudget, Journal, read_events
 
 
@@ -37,7 +38,14 @@ def load_lines(path: str | Path) -> list[dict[str, Any]]:
 
 def replay(lines: list[dict[str, Any]], out_dir: str | Path, pace: ReplayPace | None = None,
            stop: threading.Event | None = None, on_line: Callable[[dict[str, Any]], None] | None = None) -> int:
-    """Write `lines` to out_dir/events.jsonl at their `t` pace; returns how many were written."""
+    """Write `lines` to out_dir/events.jsonl at their `t` pace; returns how many were written.
+
+    The folder is held like a recorder's (runtime.folder_lock): a simulated station is a recorder
+    too, and a second one into the same folder would interleave two journals (FolderBusy). Like a
+    recorder it watches for an arbiter's result journalled beside it (the station's commands):
+    the moves it writes after one are marked post-game (runtime/arbiter_watch.py)."""
+    from runtime.arbiter_watch import ArbiterResult, ArbiterWatch
+
     pace = pace or ReplayPace()
     stop = stop or threading.Event()
     t0 = time.monotonic()
@@ -45,7 +53,10 @@ def replay(lines: list[dict[str, Any]], out_dir: str | Path, pace: ReplayPace | 
     shift = 0.0        # time cut out of long pauses
     prev = base
     written = 0
-    with Journal(out_dir, DiskBudget(reserve_bytes=0)) as journal:   # a simulation: no disk reserve
+    closed = False
+    with hold_folder(out_dir, "station-replay", option=""), \
+            Journal(out_dir, DiskBudget(reserve_bytes=0)) as journal:   # a simulation: no disk reserve
+        watch = ArbiterWatch(out_dir)
         for e in lines:
             t = float(e.get("t") or 0.0)
             shift += max(0.0, (t - prev) - pace.max_gap_s)
@@ -55,6 +66,9 @@ def replay(lines: list[dict[str, Any]], out_dir: str | Path, pace: ReplayPace | 
                 stop.wait(min(0.05, due - time.monotonic()))
             if stop.is_set():
                 break
+            closed = closed or any(isinstance(x, ArbiterResult) for x in watch.poll())
+            if closed and (e.get("type") == "move" or (e.get("type") == "tracking" and e.get("status") == "corrected")):
+                e = {**e, "post_game": True}
             line = journal.write(dict(e))
             written += 1
             if on_line is not None:

@@ -6,8 +6,12 @@ follows the file, sends each line with its line number (`seq`) at QoS 1, and kee
 the last line the broker acknowledged. When the link drops, the recording goes on untouched;
 when it is back, everything after the last acknowledged line is sent again from the file (a
 repeat is harmless: the hub keeps one line per seq). Commands from the hub (resend from a seq, a
-result or a ruling entered by an arbiter) arrive on the board's command topic and are journalled
-here, so they come back to the hub like every other line.
+result, a ruling or a correction of the record entered by an arbiter) arrive on the board's command
+topic and are checked and journalled here by live/rulings.py's own functions (a second result or
+ruling must name the revision it revises; a correction's moves must be legal), so they come back to
+the hub like every other line; review.html (and game.pgn, unless a recorder runs here and does it)
+is rebuilt after each. A command that cannot be applied is said on the console and journalled as a
+`command_refused` line naming it, so the console learns why from the board's own record.
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from rules.bounded_read import CHUNK_BYTES, JOURNAL_LINE_MAX_BYTES, LineSplitter
 
 from . import topics
 from .brokerurl import BrokerURL
@@ -54,38 +60,48 @@ class JournalLine:
 class JournalLines:
     """Complete lines of a growing journal with their line numbers (the station's seq)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, line_limit: int = JOURNAL_LINE_MAX_BYTES) -> None:
         self.path = path
         self.lines: list[JournalLine] = []
         self._offset = 0
-        self._partial = b""
+        self._splitter = LineSplitter(line_limit)   # a line past the limit is never held whole
 
     def poll(self) -> list[JournalLine]:
-        """Lines completed since the last call (a line is taken once its newline is written)."""
+        """Lines completed since the last call (a line is taken once its newline is written).
+
+        Read in chunks, so a journal that grew a lot between polls (or a runaway line) never sits
+        in memory at once; a line longer than the limit is passed on as damaged (event None), in
+        its place, so the line numbers (the station's seq) stay the journal's."""
         try:
             size = os.stat(self.path).st_size
         except FileNotFoundError:
             return []
         if size <= self._offset:
             return []
+        new = []
         with open(self.path, "rb") as f:
             f.seek(self._offset)
-            data = f.read(size - self._offset)
-        self._offset += len(data)
-        parts = (self._partial + data).split(b"\n")
-        self._partial = parts.pop()
-        new = []
-        for raw in parts:
-            event: dict[str, Any] | None
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-                event = obj if isinstance(obj, dict) and "type" in obj else None
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                event = None
-            line = JournalLine(len(self.lines) + 1, event)
-            self.lines.append(line)
-            new.append(line)
+            while self._offset < size:
+                data = f.read(min(CHUNK_BYTES, size - self._offset))
+                if not data:
+                    break
+                self._offset += len(data)
+                for bl in self._splitter.feed(data):
+                    line = JournalLine(len(self.lines) + 1, _journal_event(bl.data))
+                    self.lines.append(line)
+                    new.append(line)
         return new
+
+
+def _journal_event(raw: bytes | None) -> dict[str, Any] | None:
+    """A journal line's event, or None for a line that is not one (damaged, torn or too long)."""
+    if raw is None:
+        return None
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) and "type" in obj else None
 
 
 def game_id(lines: list[JournalLine]) -> str:
@@ -317,8 +333,8 @@ class StationPublisher:
             start = int(cmd.get("from") or 1)
             self._next = max(1, min(self._next, start))
             return
-        if kind not in ("result", "ruling"):
-            raise ValueError(f"unknown command type {kind!r} (resend, result, ruling)")
+        if kind not in ("result", "ruling", "correction"):
+            raise ValueError(f"unknown command type {kind!r} (resend, result, ruling, correction)")
         cid = str(cmd.get("id") or "")
         if not cid:
             raise ValueError(f"{kind} command without an id")
@@ -327,42 +343,73 @@ class StationPublisher:
                                       if ln.event is not None and ln.event.get("command")}
         if cid in done:                  # delivered twice: journalled once
             return
-        line = command_line(cmd, [ln.event for ln in self.journal.lines if ln.event is not None])
+        try:
+            line = command_line(cmd, [ln.event for ln in self.journal.lines if ln.event is not None])
+        except ValueError as exc:
+            # journalled too (once, like the command would have been): the console shows why
+            append_line(self.dir, {"type": "command_refused", "t": _last_t(self.journal.lines), "ply": 0,
+                                   "command": cid, "kind": str(kind), "reason": str(exc)[:500]})
+            self._done_commands.add(cid)
+            self._wake.set()
+            raise
         append_line(self.dir, line)
         self._done_commands.add(cid)
-        if kind == "result":
-            _rewrite_pgn(self.dir)
+        _after_change(self.dir)
         self._wake.set()
 
 
 def command_line(cmd: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The journal line for an arbiter's result or ruling sent by the hub (ValueError if it cannot be)."""
-    from live.rulings import RulingEvent, parse_decision
+    """The journal line for an arbiter's result, ruling or correction sent by the hub, made and
+    checked by live/rulings.py as the command line and the pages' forms are (ValueError if it
+    cannot be: a second result or ruling not naming the revision it revises, a move not legal)."""
+    from board.arbiter import split_moves
+    from live.rulings import (Ruling, RulingError, correction_line, parse_decision, parse_revises, result_line,
+                              ruling_line)
     from live.state import fold
 
     game = fold(events)
     cid = str(cmd["id"])
     note = str(cmd.get("note") or "")
-    if cmd["type"] == "result":
-        result = str(cmd.get("result") or "")
-        reason = str(cmd.get("reason") or "")
-        if result not in RESULTS:
-            raise ValueError(f"result {result!r} is not one of {', '.join(RESULTS)}")
-        if not reason.strip() or len(reason) > 200:
-            raise ValueError(f"result reason {reason!r}: say why in at most 200 characters "
-                             f"(the console offers {', '.join(RESULT_REASONS)})")
-        return {"type": "game_end", "t": game.last_t, "ply": len(game.plies), "result": result, "reason": reason,
-                "note": note, "by": "arbiter", "command": cid}
+    by = str(cmd.get("by") or "arbiter")
     try:
-        incident = int(cmd.get("incident"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"ruling command {cid}: incident {cmd.get('incident')!r} is not a number") from None
-    if incident not in [i.id for i in game.incidents]:
-        raise ValueError(f"ruling command {cid}: no incident {incident} in this board's journal")
-    decision = parse_decision(str(cmd.get("decision") or ""))
-    line = RulingEvent(game.last_t, len(game.plies), incident, decision, note, "arbiter").to_dict()
+        revises = parse_revises(cmd.get("revises"))
+        if cmd["type"] == "result":
+            result = str(cmd.get("result") or "")
+            reason = str(cmd.get("reason") or "")
+            if result not in RESULTS:
+                raise ValueError(f"result {result!r} is not one of {', '.join(RESULTS)}")
+            if not reason.strip() or len(reason) > 200:
+                raise ValueError(f"result reason {reason!r}: say why in at most 200 characters "
+                                 f"(the console offers {', '.join(RESULT_REASONS)})")
+            line = result_line(game, result, reason, by=by, note=note, revises=revises)
+        elif cmd["type"] == "correction":
+            try:
+                from_ply = int(cmd.get("from_ply"))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise ValueError(f"correction command {cid}: from_ply {cmd.get('from_ply')!r} is not a ply") from None
+            moves = cmd.get("moves")
+            texts = split_moves(moves) if isinstance(moves, str) else [str(m) for m in (moves or [])]
+            line = correction_line(game, from_ply, texts, by=by, note=note)
+        else:
+            try:
+                incident = int(cmd.get("incident"))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise ValueError(f"ruling command {cid}: incident {cmd.get('incident')!r} is not a number") from None
+            if incident not in [i.id for i in game.incidents]:
+                raise ValueError(f"ruling command {cid}: no incident {incident} in this board's journal")
+            decision = parse_decision(str(cmd.get("decision") or ""))
+            line = ruling_line(game, Ruling(incident, decision, note, by, revises=revises))
+    except RulingError as exc:
+        raise ValueError(f"{cmd['type']} command {cid}: {exc}") from None
     line["command"] = cid
     return line
+
+
+def _last_t(lines: list[JournalLine]) -> float:
+    for ln in reversed(lines):
+        if ln.event is not None and isinstance(ln.event.get("t"), (int, float)):
+            return float(ln.event["t"])
+    return 0.0
 
 
 def append_line(out_dir: Path, line: dict[str, Any]) -> None:
@@ -373,15 +420,12 @@ def append_line(out_dir: Path, line: dict[str, Any]) -> None:
         journal.write(line)
 
 
-def _rewrite_pgn(out_dir: Path) -> None:
-    """game.pgn carries the entered result too (rebuilt from the journal, as --resume does)."""
-    from runtime.journal import JournalError, load_game, write_game_pgn
+def _after_change(out_dir: Path) -> None:
+    """review.html, and game.pgn unless a recorder runs here, follow the arbiter's line (a failure
+    leaves them to be rebuilt later: the journal holds the line)."""
+    from live.rulings import after_change
 
-    try:
-        g = load_game(out_dir)
-        write_game_pgn(out_dir, g.headers, g.start_fen, g.moves, g.clocks_ms, g.result, g.notation)
-    except (JournalError, OSError, ValueError):
-        pass   # the journal holds the result; the PGN is derived and rebuilt at the end anyway
+    after_change(out_dir)
 
 
 class FoldedLines:

@@ -12,6 +12,7 @@ so the number never changes and a hub can put lines in order, drop repeats and a
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 ROOT = "xqtrack"
@@ -22,6 +23,11 @@ EVIDENCE = "evidence"
 
 ALL_BOARDS = f"{ROOT}/board/+/#"          # what the hub subscribes to
 ALL_COMMANDS = f"{ROOT}/command/board/#"  # what the hub may publish under
+
+MAX_BOARD_DIGITS = 9                      # a topic's board number is at most this long
+MAX_EVIDENCE_NAME = 120                   # characters of an evidence file name
+EVIDENCE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webm", ".json")   # what runtime/evidence.py writes
+_EVIDENCE_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
 def board_prefix(board: int) -> str:
@@ -41,9 +47,24 @@ def status_topic(board: int) -> str:
 
 
 def evidence_topic(board: int, name: str) -> str:
-    if not name or "/" in name or name.startswith(".") or "+" in name or "#" in name:
-        raise ValueError(f"evidence file name {name!r} cannot be a topic level")
-    return f"{board_prefix(board)}/{EVIDENCE}/{name}"
+    return f"{board_prefix(board)}/{EVIDENCE}/{check_evidence_name(name)}"
+
+
+def check_evidence_name(name: str) -> str:
+    """An evidence file name as a station writes it (ValueError otherwise).
+
+    Why so strict: the hub stores the file under this name in the board's folder and serves it,
+    so it must be a plain name of the kinds runtime/evidence.py writes (JPEG images, the WebM clip,
+    the frames' JSON) and nothing a browser would run or a path could climb out with."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_EVIDENCE_NAME:
+        raise ValueError(f"evidence file name {shown(name)} is not 1 to {MAX_EVIDENCE_NAME} characters")
+    if name.startswith(".") or not _EVIDENCE_NAME.fullmatch(name):
+        raise ValueError(f"evidence file name {shown(name)} is not a plain name "
+                         "(letters, digits, '_', '-', '.'; no leading dot)")
+    if not name.lower().endswith(EVIDENCE_EXTENSIONS):
+        raise ValueError(f"evidence file name {shown(name)} is not one of the kinds a station sends "
+                         f"({', '.join(EVIDENCE_EXTENSIONS)})")
+    return name
 
 
 def command_topic(board: int) -> str:
@@ -51,9 +72,10 @@ def command_topic(board: int) -> str:
 
 
 def check_board(board: int) -> int:
-    """Board numbers are whole numbers from 1 (ValueError otherwise)."""
-    if isinstance(board, bool) or not isinstance(board, int) or board < 1:
-        raise ValueError(f"board number {board!r} is not a whole number from 1")
+    """Board numbers are whole numbers from 1 with at most MAX_BOARD_DIGITS digits (ValueError otherwise)."""
+    if isinstance(board, bool) or not isinstance(board, int) or not 1 <= board < 10 ** MAX_BOARD_DIGITS:
+        raise ValueError(f"board number {board!r} is not a whole number from 1 "
+                         f"(at most {MAX_BOARD_DIGITS} digits)")
     return board
 
 
@@ -68,15 +90,40 @@ class BoardTopic:
 
 def parse_board_topic(topic: str) -> BoardTopic | None:
     """xqtrack/board/7/event -> BoardTopic(7, "event"); None for anything outside the tree."""
+    try:
+        return read_board_topic(topic)
+    except ValueError:
+        return None
+
+
+def read_board_topic(topic: str) -> BoardTopic:
+    """xqtrack/board/7/event -> BoardTopic(7, "event"); ValueError saying why for anything else.
+
+    The board is 1 to MAX_BOARD_DIGITS ASCII digits without a leading zero: str.isdigit() also
+    takes '²' or '٣' (and int() reads the latter as 3), so a topic could otherwise pose as
+    another board, and a number of hundreds of digits would become a folder and a card."""
     parts = topic.split("/")
-    if len(parts) < 4 or parts[0] != ROOT or parts[1] != "board" or not parts[2].isdigit():
-        return None
+    if len(parts) < 4 or parts[0] != ROOT or parts[1] != "board":
+        raise ValueError("not under xqtrack/board/<N>/")
+    if not is_board_number(parts[2]):
+        raise ValueError(f"board {shown(parts[2])} is not a board number "
+                         f"(1 to {MAX_BOARD_DIGITS} ASCII digits, no leading zero)")
     board = int(parts[2])
-    if board < 1:
-        return None
     kind = parts[3]
     if kind == EVIDENCE and len(parts) == 5:
         return BoardTopic(board, kind, parts[4])
     if kind in (EVENT, STATE, STATUS) and len(parts) == 4:
         return BoardTopic(board, kind)
-    return None
+    raise ValueError(f"{shown('/'.join(parts[3:]))} is not one of {EVENT}, {STATE}, {STATUS}, {EVIDENCE}/<file>")
+
+
+def is_board_number(text: str) -> bool:
+    """A board number as topics spell it: ASCII digits, no leading zero, at most MAX_BOARD_DIGITS."""
+    return (0 < len(text) <= MAX_BOARD_DIGITS and text.isascii() and text.isdigit()
+            and text[0] != "0")
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """A value from the wire, quoted for one line of a log (non-ASCII escaped, long ones cut)."""
+    text = ascii(value)
+    return text if len(text) <= limit else text[:limit - 6] + "..." + text[-3:]

@@ -9,13 +9,15 @@ which incident is which.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Mapping
 
-from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent, IncidentRetracted,
-                          MoveEvent, TrackingEvent, event_from_dict, point_name)
+from board.events import (EVENT_TYPES, ArbiterCorrection, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent,
+                          IncidentRetracted, MoveEvent, TrackingEvent, event_from_dict, point_name)
 from rules import START_FEN, Move, Position, RulesError
 from rules.notation import format_move
 
+from .labels import incident_detail_zh
 from .rulings import RulingEvent
 
 # Sync states as `/state.json` reports them, with the words the pages show (zh / en).
@@ -80,12 +82,16 @@ class IncidentView:
     evidence: dict[str, str] = field(default_factory=dict)
     ruling: dict[str, Any] | None = None
     retracted: dict[str, Any] | None = None   # {"reason", "t", "wall", "ply"} once a correction withdrew it
+    rulings: list[dict[str, Any]] = field(default_factory=list)   # every ruling made on it; the last stands
+    detail_zh: str = ""                        # the detail in Chinese (live.labels.incident_detail_zh)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "side": self.side, "ply": self.ply, "t": self.t,
                 "wall": self.wall, "points": list(self.points), "detail": self.detail,
                 "frames": dict(self.frames), "evidence": dict(self.evidence), "ruling": self.ruling,
-                "retracted": dict(self.retracted) if self.retracted is not None else None}
+                "retracted": dict(self.retracted) if self.retracted is not None else None,
+                "detail_zh": self.detail_zh,
+                "rulings": [dict(r) for r in self.rulings]}
 
 
 @dataclass
@@ -135,6 +141,13 @@ class LiveGame:
         self.warnings: list[str] = []
         self._pos: Position | None = None
         self._positions: list[Position] = []   # position before each ply (index = ply - 1)
+        # the arbiter's part (live/rulings.py): results entered (the last stands), corrections of the
+        # record, and the moves made after an arbiter's result (journalled, not in the game)
+        self.results: list[dict[str, Any]] = []
+        self.corrections: list[dict[str, Any]] = []
+        self.post_game: list[dict[str, Any]] = []
+        self.closed = False           # an arbiter's result stands: only the arbiter changes the game now
+        self._restating = False       # an arbiter's correction the recorder has not re-stated yet
 
     # ------------------------------------------------------------------ folding
     def apply(self, event: Mapping[str, Any]) -> int:
@@ -168,8 +181,9 @@ class LiveGame:
         elif isinstance(ev, ClockEvent):
             self._clock(ev)
         elif isinstance(ev, GameEndEvent):
-            self.result = ev.result or self.result
-            self.end_reason = ev.reason
+            self._game_end(ev)
+        elif isinstance(ev, ArbiterCorrection):
+            self._arbiter_correction(ev)
         return self.seq
 
     def _tracking(self, e: TrackingEvent) -> None:
@@ -179,6 +193,9 @@ class LiveGame:
             self.headers = e.headers
             self._pos = Position.from_fen(self.start_fen)
         if status == "corrected":
+            if self.closed and not e.arbiter:
+                return                       # the tracker re-reading the post-mortem: not the game's
+            self._restating = False          # the recorder has taken up any arbiter's line
             self._truncate(e.ply - 1)
         if status in _STATUS_SYNC:
             self.sync = _STATUS_SYNC[status]
@@ -206,11 +223,35 @@ class LiveGame:
         ply, iccs = e.ply, e.iccs
         if ply < 1:
             raise JournalFoldError(f"event {self.seq}: a move event without a ply number ({iccs!r})")
+        if e.post_game or (self.closed and not e.corrected):
+            # made after the arbiter's result (marked so by its writer, or written before the writer
+            # saw the result): the players' post-mortem, kept apart from the game
+            self.post_game.append({"ply": ply, "iccs": iccs, "side": str(e.side), "t": float(e.t),
+                                   "wall": e.wall or ""})
+            return
+        if self._restating and not e.corrected and not self._follows(ply, iccs):
+            return   # written by the recorder before it took the arbiter's correction up: superseded
         if ply <= len(self.plies):
             self._truncate(ply - 1)   # a re-stated ply replaces the recorded one
         if ply != len(self.plies) + 1:
             raise JournalFoldError(f"event {self.seq}: move for ply {ply} follows ply {len(self.plies)}")
+        self._push(ply, iccs, float(e.t), e.wall or "", e.frame_index if e.frame_index >= 0 else None,
+                   e.corrected, e.inferred)
+
+    def _follows(self, ply: int, iccs: str) -> bool:
+        """Whether `iccs` is a legal next ply `ply` of the game as folded so far."""
+        if ply != len(self.plies) + 1:
+            return False
+        try:
+            return self._ensure_pos().is_legal(Move.from_iccs(iccs))
+        except ValueError:
+            return False
+
+    def _push(self, ply: int, iccs: str, t: float, wall: str, frame: int | None, corrected: bool,
+              inferred: bool) -> None:
+        """Play ply `ply` onto the folded game (JournalFoldError when it does not follow)."""
         pos = self._ensure_pos()
+        side = "red" if pos.turn in ("w", "r") else "black"
         try:
             move = Move.from_iccs(iccs)
             chinese = format_move(pos, move, "chinese")
@@ -219,8 +260,7 @@ class LiveGame:
             raise JournalFoldError(f"event {self.seq}: move {iccs!r} at ply {ply} does not follow: {exc}") from None
         self._positions.append(pos.copy())
         pos.push(move)
-        self.plies.append(PlyView(ply, iccs, str(e.side), chinese, wxf, pos.fen(), float(e.t), e.wall or "",
-                                  e.frame_index if e.frame_index >= 0 else None, e.corrected, e.inferred))
+        self.plies.append(PlyView(ply, iccs, side, chinese, wxf, pos.fen(), t, wall, frame, corrected, inferred))
         if self.sync in (SYNC_READING, SYNC_BOARD_LOST):
             self.sync = SYNC_IN_SYNC
             self.sync_detail = ""
@@ -228,9 +268,12 @@ class LiveGame:
     def _incident(self, e: IncidentEvent) -> None:
         # ids are the incident's place in the journal (1, 2, 3…); a journalled id is kept
         ident = _int_or_none(e.extra.get("id")) or len(self.incidents) + 1
+        side = str(e.side) if e.side is not None else None
+        points = [point_name(p) for p in e.points]
+        detail_zh = incident_detail_zh(e.kind, side, points, self.fen_at(e.ply - 1), self.fen_at(e.ply), e.extra)
         self.incidents.append(IncidentView(
-            ident, e.kind, str(e.side) if e.side is not None else None, e.ply, float(e.t), e.wall or "",
-            [point_name(p) for p in e.points], e.detail, dict(e.frames), dict(e.evidence)))
+            ident, e.kind, side, e.ply, float(e.t), e.wall or "",
+            points, e.detail, dict(e.frames), dict(e.evidence), detail_zh=detail_zh))
 
     def _retracted(self, e: IncidentRetracted) -> None:
         for inc in self.incidents:
@@ -259,11 +302,37 @@ class LiveGame:
             running = None
         self.clocks = ClockView(int(rem["red"]), int(rem["black"]), running, float(e.t), e.wall or "")
 
+    def _game_end(self, e: GameEndEvent) -> None:
+        """A result: the last entered stands; every one is kept (`results`) for the review."""
+        self.result = e.result or self.result
+        self.end_reason = e.reason
+        self.results.append({"result": e.result, "reason": e.reason, "by": e.by, "note": str(e.extra.get("note") or ""),
+                             "ply": e.ply, "t": float(e.t), "wall": e.wall or "", "arbiter": e.arbiter,
+                             "revision": e.revision or len(self.results) + 1, "revises": e.revises})
+        if e.arbiter:
+            self.closed = True
+
+    def _arbiter_correction(self, e: ArbiterCorrection) -> None:
+        """The arbiter's moves replace the record from `from_ply` (checked legal when written)."""
+        self.last_t = max(self.last_t, float(e.t))
+        if e.from_ply - 1 > len(self.plies):
+            raise JournalFoldError(f"event {self.seq}: an arbiter's correction from ply {e.from_ply}, but the record "
+                                   f"holds {len(self.plies)} plies")
+        self._truncate(e.from_ply - 1)
+        self.corrections.append({"from_ply": e.from_ply, "moves": list(e.moves), "was": list(e.was), "by": e.by,
+                                 "note": e.note, "t": float(e.t), "wall": e.wall or "",
+                                 "command": e.extra.get("command")})
+        for i, iccs in enumerate(e.moves):
+            self._push(e.from_ply + i, iccs, float(e.t), e.wall or "", None, True, False)
+        self._restating = True
+
     def _ruling(self, e: RulingEvent) -> None:
         self.last_t = max(self.last_t, e.t)
         for inc in self.incidents:
             if inc.id == e.incident:
-                inc.ruling = {"decision": e.decision, "note": e.note, "wall": e.wall or "", "by": e.by}
+                inc.ruling = {"decision": e.decision, "note": e.note, "wall": e.wall or "", "by": e.by,
+                              "revision": e.revision or len(inc.rulings) + 1, "revises": e.revises}
+                inc.rulings.append(inc.ruling)
                 return
         self.warnings.append(f"event {self.seq}: ruling for incident {e.incident}, which the journal does not hold")
 
@@ -296,6 +365,8 @@ class LiveGame:
             "incidents": [i.to_dict() for i in self.incidents],
             "sync": self.sync, "sync_text": SYNC_TEXT.get(self.sync, self.sync), "sync_detail": self.sync_detail,
             "plies": [p.to_dict() for p in self.plies], "result": self.result, "end_reason": self.end_reason,
+            "results": [dict(r) for r in self.results], "corrections": [dict(c) for c in self.corrections],
+            "post_game": [dict(p) for p in self.post_game],
             "ended": self.ended, "seq": self.seq, "headers": dict(self.headers),
         }
 
@@ -316,3 +387,95 @@ def _int_or_none(x: Any) -> int | None:
         return int(x) if x is not None else None
     except (TypeError, ValueError):
         return None
+
+
+# ------------------------------------------------------------------------------------ broadcast delay
+LIVE_TRANSIT_S = 5.0   # a line arriving live was made at most this long before it arrived
+
+
+def _wall_s(iso: Any) -> float | None:
+    try:
+        return datetime.fromisoformat(str(iso)).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def event_time(event: Mapping[str, Any], arrival: float, backlog: bool) -> float:
+    """When a journal line counts as having happened, for the broadcast delay (epoch seconds).
+
+    Its wall time, but never after it reached us (a station clock running fast), and, for a line
+    that arrives live, never more than LIVE_TRANSIT_S before it arrived (a station clock running
+    slow must not let the public see a move early). A line read back at start (`backlog`: the
+    journal as it stood, a hub's copy) has only its wall time to go by."""
+    wall = _wall_s(event.get("wall"))
+    if wall is None:
+        return arrival
+    if backlog:
+        return min(wall, arrival)
+    return min(max(wall, arrival - LIVE_TRANSIT_S), arrival)
+
+
+class DelayedFold:
+    """The public's view of a game under a broadcast delay: the same journal lines folded into a
+    LiveGame of its own, each only once `delay_s` has passed since it happened (`event_time`).
+
+    Why a second fold rather than a cut of the live one: the live game cannot be wound back (a
+    correction truncates plies, a clock's reading is replaced), and folding the same lines in the
+    same order is exactly what a reader of the journal that long ago would have seen, clocks,
+    incidents and sync state included. Pure: `now` is always passed in.
+    """
+
+    def __init__(self, delay_s: float) -> None:
+        if delay_s < 0:
+            raise ValueError(f"delay {delay_s} s: must be 0 or more")
+        self.delay_s = float(delay_s)
+        self.game = LiveGame()
+        self.count = 0                                   # journal lines folded into `game`
+        self._pending: list[tuple[float, Mapping[str, Any]]] = []
+        self._next = 0
+
+    def add(self, event: Mapping[str, Any], when: float) -> None:
+        """A journal line (in journal order) that happened at `when` (epoch seconds)."""
+        self._pending.append((when, event))
+
+    def due(self) -> float | None:
+        """When the next held line is released (epoch seconds), None when none is held."""
+        return self._pending[self._next][0] + self.delay_s if self._next < len(self._pending) else None
+
+    def release(self, now: float) -> bool:
+        """Fold every line whose time has come, in order (a line waits for those before it, so a
+        line with an earlier time never jumps ahead); True when something was folded."""
+        cutoff = now - self.delay_s
+        start = self._next
+        while self._next < len(self._pending) and self._pending[self._next][0] <= cutoff:
+            _, event = self._pending[self._next]
+            self._next += 1
+            try:
+                self.game.apply(event)
+            except JournalFoldError as exc:
+                self.game.warnings.append(str(exc))
+        if self._next > start:
+            self.count = self._next
+            if self._next > 1024 and self._next * 2 > len(self._pending):   # drop what is folded
+                del self._pending[:self._next]
+                self._next = 0
+            return True
+        return False
+
+
+def game_pgn(game: LiveGame, headers: Mapping[str, str], notation: str = "chinese") -> str:
+    """A folded game as PGN text, headed as runtime.journal.write_game_pgn heads the recorder's
+    (Format, Result, FEN for another start): what a delayed broadcast serves instead of the file."""
+    from rules.pgn import Game, write_pgn
+
+    hdr = {k: v for k, v in headers.items() if k not in ("Format", "Result", "FEN")}
+    hdr["Format"] = {"chinese": "Chinese", "iccs": "ICCS", "wxf": "WXF", "yizi": "Yizi"}.get(notation, notation)
+    hdr["Result"] = game.result
+    start = game.start_fen or START_FEN
+    fen = None if start.split()[:2] in (START_FEN.split()[:2], [START_FEN.split()[0], "r"]) else start
+    if fen is not None:
+        hdr["FEN"] = fen
+    clocks: list[int | None] = [p.clock_ms for p in game.plies]
+    pgn = Game(headers=hdr, start_fen=fen, moves=[Move.from_iccs(p.iccs) for p in game.plies],
+               clocks_ms=clocks, result=game.result if game.result in ("1-0", "0-1", "1/2-1/2", "*") else "*")
+    return write_pgn(pgn, notation=notation)

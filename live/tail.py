@@ -4,7 +4,9 @@ Why by reading the file: the journal is the single source of truth, and a server
 reads it can serve the recorder in the same process, a recorder in another process, or a
 shared folder on a second machine, and can never show what was not journalled. A line is
 taken only once its newline is there (the recorder may be mid-write); a damaged line is
-skipped with a warning, as runtime.journal.read_events does.
+skipped with a warning, as runtime.journal.read_events does. So is a line longer than the
+line limit: its bytes are dropped as they arrive (`rules.bounded_read.LineSplitter`), so a
+journal another process fills with one endless line cannot grow the server's memory.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rules.bounded_read import JOURNAL_LINE_MAX_BYTES, LineSplitter
 from runtime.journal import parse_journal_line
 
 
@@ -27,11 +30,11 @@ class TailRead:
 class JournalTail:
     """Incremental reader of one journal file (which may not exist yet)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], line_limit: int = JOURNAL_LINE_MAX_BYTES) -> None:
         self.path = Path(path)
+        self.line_limit = line_limit
         self._offset = 0
-        self._partial = b""
-        self._line_no = 0
+        self._lines = LineSplitter(line_limit)
         self._inode: int | None = None
 
     def poll(self, max_bytes: int = 4 << 20) -> TailRead:
@@ -43,7 +46,7 @@ class JournalTail:
             return out
         if self._inode is not None and (st.st_ino != self._inode or st.st_size < self._offset):
             out.warnings.append(f"{self.path}: the journal was replaced or shortened; following the new file")
-            self._offset, self._partial, self._line_no = 0, b"", 0
+            self._offset, self._lines = 0, LineSplitter(self.line_limit)
         self._inode = st.st_ino
         if st.st_size == self._offset:
             return out
@@ -51,10 +54,7 @@ class JournalTail:
             f.seek(self._offset)
             data = f.read(max_bytes)
         self._offset += len(data)
-        data = self._partial + data
-        lines = data.split(b"\n")
-        self._partial = lines.pop()       # no newline yet: the recorder may still be writing it
-        for raw in lines:
-            self._line_no += 1
-            parse_journal_line(raw, self.path, self._line_no, out.events, out.warnings)
+        # a line without its newline yet stays in the splitter: the recorder may still be writing it
+        for line in self._lines.feed(data):
+            parse_journal_line(line.data, self.path, line.number, out.events, out.warnings, self.line_limit)
         return out

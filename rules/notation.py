@@ -70,12 +70,14 @@ def format_move(pos, move: Move, notation: str = "iccs", traditional: bool = Fal
     it relative to the pieces around it, so an illegal move has no meaningful description.
     """
     notation = canonical_notation(notation)
+    if notation == "iccs":          # needs no other move: one legality test, not the whole list
+        if not pos.is_legal(move):
+            raise NotationError(f"cannot write {move.iccs()} in {notation}: {_why_not_legal(pos, move)}")
+        return move.iccs()
     legal = pos.legal_moves()
     if move not in legal:
         raise NotationError(f"cannot write {move.iccs()} in {notation}: "
                             f"{_why_not_legal(pos, move)}")
-    if notation == "iccs":
-        return move.iccs()
     if notation == "yizi":
         return format_yizi(pos, move, legal, traditional)
     return format_file_move(pos, move, notation, traditional)
@@ -105,7 +107,7 @@ def _parse_iccs(pos, text: str) -> Move:
         move = Move.from_iccs(text)
     except MoveError as exc:
         raise NotationSyntaxError(str(exc)) from None
-    if move in pos.legal_moves():
+    if pos.is_legal(move):          # one piece's moves, not the whole list: files run to 10^5 plies
         return move
     raise NotationError(f"{text}: {_why_not_legal(pos, move)}")
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from rules.bounded_read import GAME_FILE_MAX_BYTES, InputTooLargeError, read_file_bounded
 from rules.errors import NotationError, PgnError, RulesError
 from rules.move import Move
 from rules.notation import canonical_notation, format_move, parse_move
@@ -46,7 +47,9 @@ class Game:
 
     clocks_ms[i] and comments[i] belong to moves[i] (None where the file has none); both lists
     are padded to the length of `moves`. `initial_comment` is a comment written before the
-    first move (kept so that rewriting a file loses nothing).
+    first move (kept so that rewriting a file loses nothing). `skipped_variations` counts the
+    variations the file held for this game that were not read (only the main line is the game),
+    so that a tool rewriting the file can say what it leaves out; it is not part of equality.
     """
 
     headers: dict[str, str] = field(default_factory=dict)
@@ -56,6 +59,7 @@ class Game:
     comments: list[str | None] = field(default_factory=list)
     result: str = "*"
     initial_comment: str | None = None
+    skipped_variations: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.moves)
@@ -115,13 +119,17 @@ def decode_game_file(data: bytes, name: str = "game file") -> str:
     return max(candidates, key=lambda c: (c[0], c[1]))[2]
 
 
-def read_pgn_file(path) -> list[Game]:
-    """Every game in the file at `path` (UTF-8 or GBK, detected); see `read_pgn`."""
+def read_pgn_file(path, max_bytes: int = GAME_FILE_MAX_BYTES) -> list[Game]:
+    """Every game in the file at `path` (UTF-8 or GBK, detected); see `read_pgn`.
+
+    At most `max_bytes` are read (PgnError past it), so a device or pipe cannot exhaust memory."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_file_bounded(p, max_bytes, what="game file", option=None)
     except OSError as exc:
         raise PgnError(f"{p}: cannot read the file: {exc.strerror or exc}") from None
+    except InputTooLargeError as exc:
+        raise PgnError(str(exc)) from None
     text = decode_game_file(data, str(p))
     try:
         return read_pgn(text)
@@ -286,6 +294,7 @@ class _GameBuilder:
         self.pos: Position | None = None
         self.notation: str | None = None
         self.start_fen: str | None = None
+        self.variations = 0           # variations '(' ... ')' skipped, nested ones included
 
     @property
     def has_movetext(self) -> bool:
@@ -392,7 +401,7 @@ class _GameBuilder:
             initial = clk if initial is None else f"{clk} {initial}"
         return Game(headers=dict(self.headers), start_fen=self.start_fen, moves=self.moves,
                     clocks_ms=self.clocks, comments=self.comments, result=result,
-                    initial_comment=initial)
+                    initial_comment=initial, skipped_variations=self.variations)
 
 
 def _move_label(pos: Position | None, ply: int) -> str:
@@ -435,6 +444,8 @@ def read_pgn(text: str) -> list[Game]:
             if depth:
                 if tok.kind == "open":
                     depth += 1
+                    if builder is not None:
+                        builder.variations += 1
                 elif tok.kind == "close":
                     depth -= 1
                 elif tok.kind == "tag" and builder is not None:
@@ -462,6 +473,7 @@ def read_pgn(text: str) -> list[Game]:
                 continue
             elif tok.kind == "open":
                 depth, var_line = 1, tok.line
+                builder.variations += 1
             elif tok.kind == "close":
                 raise builder.fail("')' closes no variation", ply=None, token=")", line=tok.line, games=games)
             else:

@@ -17,6 +17,7 @@ Design (speed in pure Python):
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -254,6 +255,13 @@ class Position:
         """The 90 points in index order (rank 0 first), a FEN letter or '.': the board string the
         vision part reads and learns piece sets from."""
         return "".join(T.CODE_TO_LETTER[v] or "." for v in self._b)
+
+    def placement_key(self) -> bytes:
+        """The 90 points as 90 bytes (piece codes of `rules._tables`, 0 = empty), index order.
+
+        The exact placement in a form that is cheap to make and to compare (a C-level copy, no
+        text): what a table of positions keyed by `zobrist_hash` stores to confirm a hit."""
+        return array("b", self._b).tobytes()
 
     def board_fen(self) -> str:
         """Placement part of the FEN, rank 9 first."""

@@ -34,13 +34,21 @@ Two rulesets (`rules.rulesets`; `docs/repetition-rulesets.md` gives the rule tex
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rules.chase import CHASE, CHECK, IDLE, KIND_CHINESE, MATE_THREAT, MoveClass, classify_move
 from rules.errors import MoveError
 from rules.move import Move
 from rules.rulesets import CN, Ruleset, get_ruleset
 from rules.squares import BLACK, RED
+
+if TYPE_CHECKING:
+    from rules.position import Position
+
+_Key = tuple[int, bytes, str]       # (Zobrist hash, placement, side to move)
+_Judgement = tuple["Verdict", tuple[tuple[str, MoveClass], ...]]   # verdict, (side, class) of each move
 
 #: Cycles of a forbidden repetition after which the offending side has lost.
 LOSS_CYCLES = 3
@@ -234,81 +242,210 @@ def rule_on_kinds(red_kinds: tuple[str, ...], black_kinds: tuple[str, ...],
     return v.verdict, v.text
 
 
-def _replay(start_fen: str | None, moves: list[Move]):
-    """Replay the moves; return the positions' keys and a copy of the position before each move."""
+@dataclass(frozen=True)
+class _Snapshot:
+    """A position kept compactly (`Position.placement_key`, side to move, counters): a Position
+    with its history for every ply costs memory and time quadratic in the game's length, so a
+    long game keeps these and rebuilds a Position only for the plies a cycle's judgement needs."""
+
+    placement: bytes
+    turn: str
+    halfmove: int
+    fullmove: int
+
+    def position(self) -> "Position":
+        from rules._tables import CODE_TO_LETTER
+        from rules.position import Position
+        from rules.squares import placement_from_points
+
+        codes = array("b")
+        codes.frombytes(self.placement)
+        points = "".join(CODE_TO_LETTER[c] or "." for c in codes)
+        return Position.from_fen(f"{placement_from_points(points)} {self.turn} - - "
+                                 f"{self.halfmove} {self.fullmove}")
+
+
+def _irreversible(pos: "Position", move: Move) -> bool:
+    """Can no position before `move` ever come back after it? True for a capture (the pieces
+    only ever get fewer) and for a soldier's step forward (soldiers never step back, and no
+    move brings a soldier back to its rank): such a move ends every cycle that could span it."""
+    if pos.is_capture(move):
+        return True
+    piece = pos.piece_at(move.from_sq)
+    return piece in ("P", "p") and move.from_sq // 9 != move.to_sq // 9
+
+
+def _replay(start_fen: str | None,
+            moves: list[Move]) -> tuple[list[_Key], list[_Snapshot], list[int], list[int], bytes]:
+    """Replay the moves once; return each position's key, a snapshot of each position, for
+    each position the index of its previous occurrence (-1 for none) and how often it has
+    occurred up to it, and the moves as two bytes each (from * 90 + to, native order), so that
+    a run of moves is a bytes slice: compared and hashed in C, whatever its length.
+
+    A key is (Zobrist hash kept incrementally by the core, the placement, side to move): the
+    hash finds the earlier occurrence in a dict, the placement confirms it, so a collision can never
+    make a repetition. Only positions since the last irreversible move are looked up (the table
+    is emptied at each capture or soldier advance), which keeps the table small; the result is
+    the same as a search of the whole game, since nothing before such a move can recur."""
     from rules.position import Position
 
     pos = Position() if start_fen is None else Position.from_fen(start_fen)
-    keys = [(pos.zobrist_hash(), pos.board_fen(), pos.turn)]
-    befores = []
+    keys: list[_Key] = []
+    snaps: list[_Snapshot] = []
+    prev: list[int] = []
+    count: list[int] = []
+    last_seen: dict[_Key, int] = {}
+    codes = array("H")
+
+    def record() -> None:
+        placement, turn = pos.placement_key(), pos.turn
+        key = (pos.zobrist_hash(), placement, turn)
+        index = len(keys)
+        before = last_seen.get(key, -1)
+        keys.append(key)
+        snaps.append(_Snapshot(placement, turn, pos.halfmove_clock, pos.fullmove_number))
+        prev.append(before)
+        count.append(count[before] + 1 if before >= 0 else 1)
+        last_seen[key] = index
+
+    record()
     for i, move in enumerate(moves):
         if not isinstance(move, Move):
             raise MoveError(f"ply {i + 1}: expected a Move, got {move!r}")
-        befores.append(pos.copy())
+        irreversible = _irreversible(pos, move)
         try:
             pos.push(move)
         except MoveError as exc:
             raise MoveError(f"ply {i + 1} ({move.iccs()}): {exc}") from exc
-        keys.append((pos.zobrist_hash(), pos.board_fen(), pos.turn))
-    return keys, befores
+        codes.append(move.from_sq * 90 + move.to_sq)
+        if irreversible:
+            last_seen.clear()
+        record()
+    return keys, snaps, prev, count, codes.tobytes()
 
 
 class _Judge:
-    """Classifies moves lazily (each position-and-move once) and rules on cycles."""
+    """Classifies moves lazily (each position-and-move once) and rules on cycles.
+
+    Linear in the game's length: every position knows its previous occurrence (`prev`); whether
+    a cycle is a draw is mostly settled by its first moves (a side with one idle move is
+    allowed, so one idle move of each side makes a draw: `_kind`); a cycle that needs the full
+    judgement is judged once (identical cycles share it); and the number of trailing cycles
+    with the same verdict is carried from one occurrence to the next (`_run`)."""
 
     def __init__(self, start_fen: str | None, moves: list[Move], rules: Ruleset):
         self.rules = rules
         self.moves = list(moves)
-        self.keys, self.befores = _replay(start_fen, self.moves)
-        self._cache: dict[tuple, MoveClass] = {}
-        self._seen: dict[tuple, list[int]] = {}
-        for i, key in enumerate(self.keys):
-            self._seen.setdefault(key, []).append(i)
+        self.keys, self._snaps, self.prev, self.count, self._move_bytes = _replay(start_fen, self.moves)
+        self._cache: dict[tuple[_Key, Move], MoveClass] = {}
+        # (start key, length, hash of the moves) -> [(start, end, judgement)]: a hit is confirmed
+        # on the moves themselves, so two different cycles never share a judgement
+        self._cycle_cache: dict[tuple[_Key, int, int], list[tuple[int, int, _Judgement]]] = {}
+        self._kinds: dict[int, str] = {}
+        self._runs: dict[int, int] = {}
 
-    def classify(self, ply: int) -> ClassifiedMove:
-        """Classification of the move at 1-based `ply`."""
-        before = self.befores[ply - 1]
+    def before(self, ply: int) -> "Position":
+        """The position before the move at 1-based `ply` (rebuilt from its snapshot)."""
+        return self._snaps[ply - 1].position()
+
+    def _class(self, ply: int) -> MoveClass:
+        """The class of the move at 1-based `ply`, computed once per position and move."""
         move = self.moves[ply - 1]
         key = (self.keys[ply - 1], move)
         cls = self._cache.get(key)
         if cls is None:
-            cls = classify_move(before, move, ruleset=self.rules)
+            cls = classify_move(self.before(ply), move, ruleset=self.rules)
             self._cache[key] = cls
-        return ClassifiedMove(ply, before.turn, move.iccs(), cls)
+        return cls
 
-    def occurrences(self, index: int) -> list[int]:
-        """Position indices (0 = start, i = after ply i) equal to position `index`, up to it."""
-        return [i for i in self._seen[self.keys[index]] if i <= index]
+    def classify(self, ply: int) -> ClassifiedMove:
+        """Classification of the move at 1-based `ply`."""
+        return ClassifiedMove(ply, self.keys[ply - 1][2], self.moves[ply - 1].iccs(), self._class(ply))
+
+    def _judge(self, start: int, end: int) -> _Judgement:
+        """The verdict on the cycle of plies start+1..end and each move's (side, class). Two
+        cycles from the same position with the same moves are the same cycle: judged once."""
+        moves = self._move_bytes[2 * start:2 * end]
+        cache_key = (self.keys[start], end - start, hash(moves))
+        seen = self._cycle_cache.setdefault(cache_key, [])
+        for s0, e0, found in seen:
+            if self._move_bytes[2 * s0:2 * e0] == moves:
+                return found
+        classes = tuple((self.keys[p - 1][2], self._class(p)) for p in range(start + 1, end + 1))
+        # Follow every piece through the cycle by its square at the cycle's start, so a chased
+        # piece that runs from point to point is still recognised as the same piece.
+        ident = {sq: sq for sq, code in enumerate(self._snaps[start].placement) if code}
+        victims: list[frozenset[int]] = []
+        for (_, cls), mv in zip(classes, self.moves[start:end]):
+            ident.pop(mv.to_sq, None)
+            ident[mv.to_sq] = ident.pop(mv.from_sq, mv.from_sq)
+            victims.append(frozenset(ident.get(p.victim_sq, p.victim_sq) for p in cls.chases))
+        plays = {}
+        for side in (RED, BLACK):
+            mine = [i for i, (s, _) in enumerate(classes) if s == side]
+            plays[side] = SidePlay(side, tuple(classes[i][1].kind for i in mine), tuple(victims[i] for i in mine))
+        found = (rule_on_play(plays[RED], plays[BLACK], self.rules), classes)
+        seen.append((start, end, found))
+        return found
 
     def judge_cycle(self, start: int, end: int) -> tuple[Verdict, tuple[ClassifiedMove, ...]]:
         """Rule on the cycle of plies start+1..end: the verdict and the classified moves."""
-        moves = tuple(self.classify(p) for p in range(start + 1, end + 1))
-        # Follow every piece through the cycle by its square at the cycle's start, so a chased
-        # piece that runs from point to point is still recognised as the same piece.
-        ident = {sq: sq for sq in self.befores[start].pieces()}
-        victims: list[frozenset[int]] = []
-        for m, mv in zip(moves, self.moves[start:end]):
-            ident.pop(mv.to_sq, None)
-            ident[mv.to_sq] = ident.pop(mv.from_sq, mv.from_sq)
-            victims.append(frozenset(ident.get(p.victim_sq, p.victim_sq) for p in m.cls.chases))
-        plays = {}
-        for side in (RED, BLACK):
-            mine = [i for i, m in enumerate(moves) if m.side == side]
-            plays[side] = SidePlay(side, tuple(moves[i].cls.kind for i in mine), tuple(victims[i] for i in mine))
-        return rule_on_play(plays[RED], plays[BLACK], self.rules), moves
+        verdict, classes = self._judge(start, end)
+        moves = tuple(ClassifiedMove(start + 1 + i, side, self.moves[start + i].iccs(), cls)
+                      for i, (side, cls) in enumerate(classes))
+        return verdict, moves
+
+    def _kind(self, index: int) -> str:
+        """The verdict ('draw', 'red_forbidden', 'black_forbidden') on the cycle that ends at
+        position `index` (which must repeat). A side with an idle move in the cycle is allowed
+        under both rulesets, so once each side has shown one the cycle is a draw and the rest
+        of its moves need no classifying; otherwise the cycle is judged in full."""
+        found = self._kinds.get(index)
+        if found is not None:
+            return found
+        start = self.prev[index]
+        idle: set[str] = set()
+        for ply in range(start + 1, index + 1):
+            side = self.keys[ply - 1][2]
+            if side not in idle and self._class(ply).kind == IDLE:
+                idle.add(side)
+                if len(idle) == 2:
+                    found = "draw"
+                    break
+        if found is None:
+            found = self._judge(start, index)[0].verdict
+        self._kinds[index] = found
+        return found
+
+    def _run(self, index: int) -> int:
+        """How many cycles in a row, ending at position `index`, earn the same verdict: the
+        cycle ending at `index`, then the one ending where it began, and so on back."""
+        chain: list[int] = []
+        j = index
+        while j not in self._runs:
+            p = self.prev[j]
+            if self.prev[p] < 0 or self._kind(p) != self._kind(j):
+                self._runs[j] = 1
+                break
+            chain.append(j)
+            j = p
+        for j in reversed(chain):
+            self._runs[j] = self._runs[self.prev[j]] + 1
+        return self._runs[index]
+
+    def loses_at(self, index: int) -> bool:
+        """Does a forbidden cycle reach its `LOSS_CYCLES`-th repetition at position `index`?"""
+        return (self.count[index] > LOSS_CYCLES and self._kind(index) != "draw"
+                and self._run(index) >= LOSS_CYCLES)
 
     def ruling_at(self, index: int) -> Ruling | None:
         """The ruling on the repetition ending at position `index`, or None if it is not repeated."""
-        occ = self.occurrences(index)
-        if len(occ) < 2:
+        start = self.prev[index]
+        if start < 0:
             return None
-        verdict, moves = self.judge_cycle(occ[-2], occ[-1])
-        cycles = 1
-        for j in range(len(occ) - 2, 0, -1):
-            if self.judge_cycle(occ[j - 1], occ[j])[0].verdict != verdict.verdict:
-                break
-            cycles += 1
-        plies = list(range(occ[-2] + 1, occ[-1] + 1))
+        verdict, moves = self.judge_cycle(start, index)
+        cycles = self._run(index)
+        plies = list(range(start + 1, index + 1))
         times = "1 cycle" if cycles == 1 else f"{cycles} cycles"
         span = f"plies {plies[0]}-{plies[-1]}"
         text = verdict.text
@@ -331,22 +468,23 @@ def adjudicate(start_fen: str | None, moves: list[Move], rules: str | Ruleset | 
 
     `start_fen` None means the standard start. An illegal move raises MoveError naming its ply;
     an unknown ruleset raises ValueError naming it. See the module docstring for the readings.
+    Time and memory grow linearly with the game (a 100,000-ply shuffle takes seconds).
     """
     ruleset = get_ruleset(rules)
     judge = _Judge(start_fen, moves, ruleset)
     n = len(judge.moves)
     # A loss that became final earlier ends the game there, whatever was recorded after it.
     for index in range(1, n):
-        if len(judge.occurrences(index)) > LOSS_CYCLES:
+        if judge.loses_at(index):
             ruling = judge.ruling_at(index)
-            if ruling is not None and ruling.ruling.endswith("_loses"):
-                return Ruling(ruling.ruling,
-                              f"{ruling.reason} (at ply {index}; the record continues to ply {n})",
-                              ruling.cycle_plies, ruling.cycles, ruling.moves, ruling.rules, ruling.rule)
+            assert ruling is not None
+            return Ruling(ruling.ruling,
+                          f"{ruling.reason} (at ply {index}; the record continues to ply {n})",
+                          ruling.cycle_plies, ruling.cycles, ruling.moves, ruling.rules, ruling.rule)
     final = judge.ruling_at(n)
     if final is not None:
         return final
-    last = max((i for i in range(n + 1) if len(judge.occurrences(i)) >= 2), default=None)
+    last = max((i for i in range(n + 1) if judge.prev[i] >= 0), default=None)
     if last is None:
         return Ruling("none", "no position repeated", [], rules=ruleset.name)
     return Ruling("none", f"the last repetition (at ply {last}) was left at ply {last + 1}; "

@@ -14,14 +14,56 @@ the frame the image really shows, not the one that was asked for.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import sys
+import tempfile
+import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
 from board.turning import turned_homography
+
+
+# What OpenCV's FFmpeg writer prints straight to the process's stderr (C fprintf, which neither
+# OPENCV_LOG_LEVEL nor cv2.utils.logging.setLogLevel reaches) each time a WebM/VP8 writer opens:
+# no fourcc gives VP8 in WebM without it (FFmpeg's WebM muxer lists no tag for VP8, so every
+# spelling is "not supported" and falls back to the right codec). Harmless, and said for every clip.
+_FFMPEG_TAG_NOTICE = re.compile(rb"^OpenCV: FFMPEG: (tag 0x[0-9a-fA-F]+/'.{4}' is not supported with codec id \d+ "
+                                rb"and format 'webm / WebM'|fallback to use tag 0x[0-9a-fA-F]+/'.{4}')\s*$")
+_STDERR_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def quiet_ffmpeg_tag_notice() -> Iterator[None]:
+    """Hold the process's stderr (fd 2) in a file while a video writer opens, then pass on every
+    line but the FFmpeg tag notice (_FFMPEG_TAG_NOTICE): nothing else is lost, a line another
+    thread wrote meanwhile only comes a few milliseconds late."""
+    with _STDERR_LOCK:
+        try:
+            saved = os.dup(2)
+        except OSError:          # no stderr to hold (a daemon): nothing to quieten
+            yield
+            return
+        with tempfile.TemporaryFile() as held:
+            try:
+                sys.stderr.flush()
+                os.dup2(held.fileno(), 2)
+                yield
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                held.seek(0)
+                rest = b"".join(line for line in held.read().splitlines(keepends=True)
+                                if not _FFMPEG_TAG_NOTICE.match(line))
+                if rest:
+                    os.write(2, rest)
 
 
 @dataclass(frozen=True)
@@ -183,7 +225,8 @@ class EvidenceStore:
         name = f"{stem}_clip.webm"
         path = self.dir / name
         rate = max(1.0, self.fps / self.every)
-        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"VP80"), rate, (w, h))
+        with quiet_ffmpeg_tag_notice():
+            writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"VP80"), rate, (w, h))
         if not writer.isOpened():
             return None
         try:

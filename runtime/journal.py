@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from rules import Move, Position, RulesError, Side
+from rules.bounded_read import JOURNAL_LINE_MAX_BYTES, format_size, iter_lines_bounded
 
 T = TypeVar("T")
 
@@ -249,10 +250,17 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"cannot write {type(o).__name__} to the journal")
 
 
-def parse_journal_line(raw: bytes, path: str | os.PathLike[str], n: int,
-                       events: list[dict[str, Any]], warnings: list[str]) -> None:
+def parse_journal_line(raw: bytes | None, path: str | os.PathLike[str], n: int,
+                       events: list[dict[str, Any]], warnings: list[str],
+                       line_limit: int = JOURNAL_LINE_MAX_BYTES) -> None:
     """One journal line (its number `n`) into `events`, or a warning naming the line into `warnings`;
-    blank lines are neither. Shared by the whole-file reader and the live tail."""
+    blank lines are neither. `raw` None is a line longer than `line_limit`, which the reader
+    passed over without holding it (a damaged or hostile journal must not exhaust memory).
+    Shared by the whole-file reader and the live tail."""
+    if raw is None:
+        warnings.append(f"{path}: line {n} is longer than {format_size(line_limit)} ({line_limit} bytes), "
+                        f"which no event is; skipped")
+        return
     text = raw.decode("utf-8", errors="replace").strip()
     if not text:
         return
@@ -267,18 +275,20 @@ def parse_journal_line(raw: bytes, path: str | os.PathLike[str], n: int,
     events.append(obj)
 
 
-def read_events(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+def read_events(path: str | os.PathLike[str],
+                line_limit: int = JOURNAL_LINE_MAX_BYTES) -> tuple[list[dict[str, Any]], list[str]]:
     """All complete events, plus warnings for lines that could not be read.
 
     A torn line anywhere (only the last one can be torn by a kill, but a
     repaired tail leaves it in the middle) is skipped with a warning naming
-    its line number, never fatal: the rest of the game is still there.
+    its line number, never fatal: the rest of the game is still there. So is a
+    line longer than `line_limit`, which is read past in chunks, never held whole.
     """
     events: list[dict[str, Any]] = []
     warnings: list[str] = []
     with open(path, "rb") as f:
-        for n, raw in enumerate(f, 1):
-            parse_journal_line(raw, path, n, events, warnings)
+        for line in iter_lines_bounded(f, line_limit):
+            parse_journal_line(line.data, path, line.number, events, warnings, line_limit)
     return events, warnings
 
 
@@ -312,10 +322,14 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
     that does not follow is an error naming its line's ply). Lines are read back
     as board.events' typed events; a line of another part's type (a ruling) is
     skipped, a clock or game-end line that does not read is skipped with a warning.
+    The arbiter's lines count as live/state.py folds them: an `arbiter_correction` replaces the
+    plies from its ply (moves the recorder wrote before it took the correction up, which do not
+    follow it, are passed over until its `corrected` re-statement); after an arbiter's result,
+    moves are post-game and not part of the game.
     """
     from board.clockref import ClockReferee
-    from board.events import (EVENT_TYPES, ClockEvent, EventFormatError, GameEndEvent, JournalEvent, MoveEvent,
-                              TrackingEvent, event_from_dict)
+    from board.events import (EVENT_TYPES, ArbiterCorrection, ClockEvent, EventFormatError, GameEndEvent,
+                              JournalEvent, MoveEvent, TrackingEvent, event_from_dict)
 
     path = Path(out_dir) / EVENTS_NAME
     if not path.exists():
@@ -352,18 +366,48 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
     restated_clocks: list[int | None] = []
     result = "*"
     last_t = 0.0
+    closed = False        # an arbiter's result stands: later moves are the post-mortem
+    restating = False     # an arbiter's correction the recorder has not re-stated yet
+
+    def take_back_to(ply: int) -> None:
+        while ply >= 1 and len(moves) >= ply:
+            pos.pop()
+            moves.pop()
+            restated_clocks.insert(0, clocks.pop())
+            sides.pop()
+
     for t, ev in typed:
         last_t = max(last_t, t)
         if isinstance(ev, TrackingEvent) and ev.status == "corrected":
+            if closed and not ev.arbiter:
+                continue      # the tracker re-reading the post-mortem
+            restating = False
             # a recorded ply was replaced: drop it and what followed; the move events after
             # this one re-state them (each keeps the clock time it had)
-            while ev.ply >= 1 and len(moves) >= ev.ply:
-                pos.pop()
-                moves.pop()
-                restated_clocks.insert(0, clocks.pop())
-                sides.pop()
+            take_back_to(ev.ply)
+        elif isinstance(ev, ArbiterCorrection):
+            if ev.from_ply - 1 > len(moves):
+                raise JournalError(f"{path}: an arbiter's correction from ply {ev.from_ply} follows ply {len(moves)}")
+            restated_clocks = []
+            take_back_to(ev.from_ply)
+            for i, iccs in enumerate(ev.moves):
+                try:
+                    m = Move.from_iccs(iccs)
+                    side = Side.from_fen(pos.turn)
+                    pos.push(m)
+                except RulesError as exc:
+                    raise JournalError(f"{path}: the arbiter's move at ply {ev.from_ply + i} ({iccs!r}) does not "
+                                       f"follow: {exc}") from None
+                moves.append(m)
+                clocks.append(restated_clocks.pop(0) if restated_clocks else None)
+                sides.append(side)
+            restating = True
         elif isinstance(ev, MoveEvent):
             ply = ev.ply
+            if ev.post_game or (closed and not ev.corrected):
+                continue  # made after the arbiter's result: not the game's
+            if restating and not ev.corrected and not (ply == len(moves) + 1 and _follows(pos, ev.iccs)):
+                continue  # written before the recorder took the arbiter's correction up
             if ply <= len(moves):
                 continue  # already have it (a resumed session repeats nothing, but be tolerant)
             if ply != len(moves) + 1:
@@ -387,7 +431,15 @@ def load_game(out_dir: str | os.PathLike[str]) -> RecordedGame:
                     break
         elif isinstance(ev, GameEndEvent):
             result = ev.result
+            closed = closed or ev.arbiter
     return RecordedGame(start_fen, moves, clocks, events, last_t, headers, warnings, result, notation)
+
+
+def _follows(pos: Position, iccs: str) -> bool:
+    try:
+        return pos.is_legal(Move.from_iccs(iccs))
+    except RulesError:
+        return False
 
 
 def write_game_pgn(out_dir: str | os.PathLike[str], headers: dict[str, str], start_fen: str | None,

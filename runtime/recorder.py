@@ -17,12 +17,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rules import Move, Position, Side
 
+from board.events import ArbiterCorrection
 from board.events import Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent, TrackingStatus
 from board.sync import SyncState
 from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
+from .arbiter_watch import ArbiterResult, ArbiterWatch, standing_result
 
 if TYPE_CHECKING:
+    from vision.protocol import Reader
+
     from .evidence import EvidenceStore
 
 
@@ -49,17 +53,9 @@ class RecordSummary:
         return self.video_s / self.wall_s if self.wall_s > 0 else 0.0
 
 
-# Tracking news that the readings disagree with the known position: the lattice is checked then.
+# Tracking news that the readings disagree with the known position: the reader is told, and
+# checks its lattice against the position when it judges that worth it (vision.config.AnchorConfig).
 ANCHOR_ON = ("start_mismatch", "out_of_sync")
-# Source seconds between two such checks (each reads the board 18 times, ~0.1-0.2 s).
-ANCHOR_EVERY_S = 5.0
-# Source seconds a lock may go without one quiet frame before its lattice is checked against the
-# known position all the same. A lattice a line off (a tiled floor's grout line taken for the
-# board's edge line) puts a row of points on the floor and the rest between the discs: the hand
-# detector then sees a hand somewhere in every frame, the board is never quiet, and the check
-# the quiet board would bring (start_mismatch) never comes (held-back 8971, stop 31: the first
-# two moves lost to a lattice one file off for nine seconds).
-UNQUIET_LOCK_S = 2.0
 
 # Source seconds between two looks at the free space (a statvfs): the journal's reserve covers
 # what is written in between.
@@ -81,14 +77,15 @@ def resume_point(out_dir: str | Path) -> float:
 class Recorder:
     """Records one game into `out_dir`.
 
-    `reader` is anything with `process(frame, t, frame_index) -> Observation`
-    (vision.BoardReader by default). `on_line` receives the human lines
-    (moves, incidents, tracking changes) as they happen.
+    `reader` is a vision.protocol.Reader (vision.BoardReader, or anything that stands in for
+    it): frames in, Observations out; the recorder tells it the game's position after every frame
+    and journals what it did to its lattice. `on_line` receives the human lines (moves, incidents,
+    tracking changes) as they happen.
     """
 
     def __init__(self, out_dir: str | Path, *, start_fen: str | None = None, read_start: bool = False,
                  resume: bool = False, clock: Any = None, notation: str = "chinese",
-                 reader: Any = None, config: TrackerConfig | None = None,
+                 reader: "Reader | None" = None, config: TrackerConfig | None = None,
                  headers: dict[str, str] | None = None, on_line: Callable[[str], None] | None = None,
                  evidence: bool = True, disk: DiskBudget | None = None) -> None:
         self.out_dir = Path(out_dir)
@@ -98,10 +95,6 @@ class Recorder:
         self._disk_checked_t: float | None = None   # source time of the last free-space look
         self._dropped_reported = 0
         self._no_board_since: float | None = None
-        self._anchored_t: float | None = None
-        self._lock_watched: Any = None           # the reader's lock the unquiet-lock check is watching ...
-        self._lock_taken_t = 0.0                 # ... since this source time ...
-        self._lock_checked = False               # ... until a quiet frame or the check itself ends the watch
         self._lattices_replaced = 0   # the reader's count of doubted lattices it replaced, as journalled
         self._no_board_said = False
         self.resume_at_s: float | None = None   # a resumed recording: source time where the last one stopped
@@ -109,6 +102,8 @@ class Recorder:
         self.incidents: list[dict[str, Any]] = []
         self.all_events: list[dict[str, Any]] = []
         self.notation = notation
+        self.arbiter_result: ArbiterResult | None = None   # an arbiter's result stands: the game is closed ...
+        self.closed_at: int | None = None                  # ... at this many plies (later moves: post-game)
         self.on_line = on_line or (lambda s: None)
         self.reader = reader
         cfg = config or TrackerConfig()
@@ -161,6 +156,10 @@ class Recorder:
         # live set-up view (live/setupframe.py): called with (frame, observation) for every frame read
         self.frame_hook: Callable[[Any, Any], None] | None = None
         self.last_clock_ms: dict[str, int] | None = None
+        # the arbiter's lines written beside the recording (corrections, results): taken up each frame
+        self.arbiter = ArbiterWatch(self.out_dir)
+        if resume and (standing := standing_result(game.events)) is not None:
+            self.arbiter_result, self.closed_at = standing, self.tracker.ply
 
     @property
     def stop_requested(self) -> bool:
@@ -184,19 +183,19 @@ class Recorder:
                                   extra={"fen": self.tracker.position.fen() if self.tracker.position else None,
                                          "t_offset": round(self.t_offset, 3), "source_t": round(start, 3)}))
 
-    def _anchor_lattice(self, fr: Any) -> None:
-        """The readings disagree with the position the game must show: perhaps the lattice is locked
-        a line off (steep cameras take the board's edge for a line). The reader tries the lattice
-        shifted by a point, and turned, against the known position, and when none of those explains
-        it, other lattices found in the frame (at most once every ANCHOR_EVERY_S of source time: it
-        costs ~0.1 s, up to ~2 s with the fresh search) and says so when it moved it."""
-        anchor = getattr(self.reader, "anchor", None)
+    def _tell_position(self, disagrees: bool) -> None:
+        """Tell the reader the position the game must show now (and whether the tracker just found
+        the readings disagreeing with it): the reader decides whether to check its lattice."""
+        assert self.reader is not None
         pos = self.tracker.position
-        if anchor is None or pos is None or (self._anchored_t is not None and fr.t - self._anchored_t < ANCHOR_EVERY_S):
-            return
-        self._anchored_t = fr.t
-        moved = anchor(fr.image, pos.points())
-        if moved is not None:
+        self.reader.game_position(pos.points() if pos is not None else None, disagrees)
+
+    def _note_anchored(self, fr: Any) -> None:
+        """Journal each re-seating of the lattice on the known position the reader made: the
+        lattice shifted by a point (steep cameras take the board's edge for a line), turned, or
+        another lattice found in the frame."""
+        assert self.reader is not None
+        for moved in self.reader.take_anchored():
             turn = ", turned" if moved.turned else ""
             what = ("another lattice found in the frame" if moved.fresh else
                     f"lattice moved by ({moved.shift_x}, {moved.shift_y}) points{turn}")
@@ -210,30 +209,17 @@ class Recorder:
         """The tracker found red's end to be the other one at the first move: the reader turns its
         lattice, so that the tracker can take its observations as they come again (a reader that
         cannot turn leaves the tracker turning each one itself)."""
-        turn = getattr(self.reader, "turn_board", None)
-        if turn is not None and turn():
+        assert self.reader is not None
+        if self.reader.turn_board():
             self.tracker.source_turned()
         if self.evidence is not None:
             self.evidence.turn_lattice()
 
-    def _check_unquiet_lock(self, fr: Any, obs: Any) -> None:
-        """A lock that has not given one quiet frame UNQUIET_LOCK_S after it was taken is checked
-        against the known position once (as if the readings had disagreed with it)."""
-        lock = getattr(self.reader, "lock", None)
-        if lock is not self._lock_watched:
-            self._lock_watched, self._lock_taken_t, self._lock_checked = lock, fr.t, False
-        if lock is None or self._lock_checked:
-            return
-        if obs.quiet:
-            self._lock_checked = True
-        elif fr.t - self._lock_taken_t >= UNQUIET_LOCK_S:
-            self._lock_checked = True
-            self._anchor_lattice(fr)
-
     def _note_lattice_replaced(self, fr: Any) -> None:
         """Journal it when the reader gave up a weakly shown lattice for a clearly better one
         (vision.reader.LockDoubtConfig): every point is read afresh from this frame on."""
-        replaced = int(getattr(self.reader, "lattice_replaced", 0) or 0)
+        assert self.reader is not None
+        replaced = self.reader.lattice_replaced
         if replaced > self._lattices_replaced:
             self._lattices_replaced = replaced
             self._write(TrackingEvent(fr.t, self.tracker.ply, "lattice_anchored",
@@ -252,12 +238,14 @@ class Recorder:
             self._no_board_since = t
         if not self._no_board_said and t - self._no_board_since >= NO_BOARD_REPORT_S:
             self._no_board_said = True
-            searches = int(getattr(self.reader, "searches", 0) or 0)
-            share = getattr(self.reader, "search_share", None)
+            assert self.reader is not None
+            searches = self.reader.searches
+            share = self.reader.search_share
             bound = f"; searching at most {share:.0%} of each second" if share else ""
             self._write(TrackingEvent(t, self.tracker.ply, "board_not_found",
                                       f"no board found for {t - self._no_board_since:.0f} s of frames "
-                                      f"({searches} searches so far){bound}; check the camera's view",
+                                      f"({searches} searches so far, {self.reader.search_s:.1f} s of searching)"
+                                      f"{bound}; check the camera's view",
                                       extra={"searches": searches}))
 
     def _check_disk(self, t: float) -> None:
@@ -323,11 +311,63 @@ class Recorder:
             out = pos.outcome()
             if out is not None:
                 result = out.result
-        clocks = self.clocks_ms if any(c is not None for c in self.clocks_ms) else None
+        moves, clocks_ms = self.tracker.moves, self.clocks_ms
+        if self.arbiter_result is not None and self.closed_at is not None:
+            # the game as it stood at the arbiter's result: later moves are the post-mortem
+            moves, clocks_ms, result = moves[:self.closed_at], clocks_ms[:self.closed_at], self.arbiter_result.result
+        clocks = clocks_ms if any(c is not None for c in clocks_ms) else None
         self.journal.write_file(lambda: write_game_pgn(self.out_dir, self.headers, self.tracker.start_fen,
-                                                       self.tracker.moves, clocks, result, self.notation))
+                                                       moves, clocks, result, self.notation))
+
+    def _take_arbiter_lines(self, t: float) -> None:
+        """Take up what an arbiter journalled since the last frame (runtime/arbiter_watch.py)."""
+        for line in self.arbiter.poll():
+            if isinstance(line, ArbiterCorrection):
+                self._take_correction(line, t)
+                continue
+            self.arbiter_result = line
+            if self.closed_at is None:
+                self.closed_at = max(0, min(line.ply, self.tracker.ply))
+                self.tracker.lock_recorded_plies()     # the game is the arbiter's to change now
+                self.on_line(f"  = result {line.result} entered ({line.reason}): moves from here on are post-game")
+            self._write_pgn()
+
+    def _take_correction(self, line: ArbiterCorrection, t: float) -> None:
+        """The arbiter's moves replace the record from `line.from_ply`: the tracker goes on from the
+        corrected position, and the journal says so (a `corrected` line marked `arbiter`, the plies
+        re-stated), so every reader holds the arbiter's game whatever was written meanwhile."""
+        try:
+            events = self.tracker.take_arbiter_line(line.from_ply, [Move.from_iccs(m) for m in line.moves], t,
+                                                    line.by)
+        except ValueError as exc:
+            self._write(TrackingEvent(t, self.tracker.ply, TrackingStatus.ARBITER_CORRECTION_REFUSED,
+                                      f"the arbiter's correction from ply {line.from_ply} was not taken up by the "
+                                      f"tracker ({exc}); it goes on from its own position"))
+            return
+        keep = line.from_ply - 1
+        kept_clocks = self.clocks_ms[keep:]
+        self.clocks_ms = self.clocks_ms[:keep] + [kept_clocks[i] if i < len(kept_clocks) else None
+                                                  for i in range(len(line.moves))]
+        self.moves_found = self.moves_found[:keep] + list(line.moves)
+        for ev in events:
+            self._write(ev)
+        if self.closed_at is not None:
+            self.closed_at = self.tracker.ply
+        pos = self.tracker.position
+        out = pos.outcome() if pos is not None and self.closed_at is None else None
+        if out is not None:     # the corrected game ends on the board (mate, stalemate): say so as for any move
+            self._write_dict(GameEndEvent(t, self.tracker.ply, out.result, out.reason).to_dict())
+        self._write_pgn()
+        who = f" ({line.by})" if line.by else ""
+        self.on_line(f"  = the arbiter's correction{who} from ply {line.from_ply}: {' '.join(line.moves) or '-'}")
 
     def _handle(self, ev: Event, image=None, homography=None) -> None:
+        if self.closed_at is not None:
+            # after the arbiter's result the board shows the post-mortem: journalled, not the game
+            if isinstance(ev, MoveEvent):
+                ev.post_game = True
+            elif isinstance(ev, TrackingEvent) and ev.status == TrackingStatus.CORRECTED:
+                ev.extra["post_game"] = True
         if isinstance(ev, IncidentEvent):
             self._n_incident += 1
             ev.extra.setdefault("id", self._n_incident)
@@ -367,10 +407,11 @@ class Recorder:
             n = (ev.ply + 1) // 2
             dots = "." if ev.side == Side.RED else "..."
             extra = " (inferred: the camera missed it)" if ev.inferred else ""
+            extra += " (post-game: not part of the game)" if ev.post_game else ""
             self.on_line(f"{n:3d}{dots} {ev.san}  [{ev.iccs}]  t={line['t']:.1f} s{extra}")
             pos = self.tracker.position
             out = pos.outcome() if pos is not None else None
-            if out is not None and ev.ply == self.tracker.ply:
+            if out is not None and ev.ply == self.tracker.ply and not ev.post_game:
                 self._write_dict(GameEndEvent(ev.t, ev.ply, out.result, out.reason).to_dict())
                 self.on_line(f"  game over: {out.result} ({out.reason})")
             if self.referee is not None:
@@ -391,6 +432,7 @@ class Recorder:
 
         if self.reader is None:
             raise RecordError("no vision reader")
+        reader = self.reader
         if self._evidence_on:
             self.evidence = EvidenceStore(self.out_dir, fps=float(getattr(frames, "fps", 0) or 25.0))
         self._announce_resume(frames)
@@ -407,7 +449,7 @@ class Recorder:
                 n += 1
                 video_s = fr.t
                 try:
-                    obs = self.reader.process(fr.image, fr.t, fr.index)
+                    obs = reader.process(fr.image, fr.t, fr.index)
                     consecutive_errors = 0
                 except vision_errors as exc:  # this frame could not be read; a bug elsewhere still stops the run
                     consecutive_errors += 1
@@ -425,15 +467,15 @@ class Recorder:
                 if self.evidence is not None:
                     self.evidence.add(fr.index, fr.image, hom)
                 self._drain_clock(fr.t)
+                self._take_arbiter_lines(fr.t)
                 disagrees = False
                 for ev in self.tracker.feed(obs):
                     self._handle(ev)
                     disagrees |= isinstance(ev, TrackingEvent) and ev.status in ANCHOR_ON
                     if isinstance(ev, TrackingEvent) and ev.status == TrackingStatus.BOARD_TURNED:
                         self._turn_source()   # before the incidents after it save their evidence
-                if disagrees:
-                    self._anchor_lattice(fr)
-                self._check_unquiet_lock(fr, obs)
+                self._tell_position(disagrees)
+                self._note_anchored(fr)
                 if self.tracker.just_settled and self.evidence is not None:
                     self.evidence.pin(fr.index, fr.image, hom)
                 last_frame = fr
@@ -466,6 +508,10 @@ class Recorder:
                 print(f"xqtrack: warning: the tracker failed while finishing: {exc!r}", file=sys.stderr)
                 if ended == "end_of_source":
                     ended, message = "error", f"the tracker failed while finishing: {exc}"
+            try:
+                self._take_arbiter_lines(video_s)   # a result entered at the very end goes into the PGN
+            except (OSError, ValueError) as exc:
+                print(f"xqtrack: warning: the arbiter's last lines were not taken up: {exc}", file=sys.stderr)
             status = {"end_of_source": "source_ended", "interrupted": "interrupted",
                       "disk_full": "disk_full"}.get(ended, "source_error")
             self._write(TrackingEvent(video_s, self.tracker.ply, status, message or "end of the source",

@@ -8,12 +8,21 @@ gives every incident its clip, a full-resolution crop of the points concerned, t
 before / during / after images captioned with the frames they really show, and the arbiter's
 ruling. Nothing comes from the network: styles and the CJK font subset are inline, there is no script,
 evidence files are linked relatively inside DIR/evidence/.
+
+The arbiter's part is shown whole: every ruling and result with its revisions (the latest stands),
+each correction of the record (who, why, what it replaced), and the moves made after the result
+(post-game, not in the game). Offline, each open incident names the exact command that rules on it
+(with this folder's own path). Served by `xqtrack serve` / `record --http`, the same file gets the
+ruling, result and correction forms (live/static/review.js, added by the server for a browser
+holding the arbiters' token); it reads the elements' data-* attributes written here.
 """
 from __future__ import annotations
 
 import base64
 import html
 import json
+import shlex
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +64,31 @@ table.plies-t td.fen{font-family:monospace;font-size:.78em;color:#555;word-break
 .tl li.ruling{border-color:#555}
 .t{display:inline-block;min-width:5.5em;color:#777;font-variant-numeric:tabular-nums}
 .summary td{padding:1px 12px 1px 0}
+.history{font-size:.9em;margin:.3em 0 .3em 1em;padding:0;list-style:none}.history li{color:#666}
+.history li.stands{color:#222;font-weight:bold}.cmd{font-family:monospace;font-size:.85em;color:#555}
+.fix{border-left:5px solid #36c;background:#f3f7ff;margin:.6em 0;padding:.4em .8em}
+.tl li.arbiter{border-color:#36c;background:#f3f7ff} .tl li.post{border-color:#bbb;color:#777}
+.arb{margin:.4em 0}.arb button{margin-right:.4em}.arb input{width:18em}
 """
 
 def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
+
+
+def _local(wall: Any, date: bool = True) -> str:
+    """A journal's wall time (ISO-8601, UTC) in this machine's time zone, as the arbiters at the
+    venue read a clock: 'YYYY-MM-DD HH:MM:SS' (HH:MM:SS.mmm without the date); the text as it
+    came when it does not read. The page is a static file without script, so the zone is the one
+    of the machine that writes it (the station's, or the hall's hub)."""
+    text = str(wall or "")
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if t.tzinfo is None:
+        return text
+    t = t.astimezone()
+    return t.strftime("%Y-%m-%d %H:%M:%S") if date else t.strftime("%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
 def _font_face() -> str:
@@ -100,9 +130,10 @@ def _evidence_frames(out_dir: Path | None, evidence: dict[str, str]) -> dict[str
 
 
 def render_review(events: list[dict[str, Any]], warnings: list[str] | None = None,
-                  out_dir: str | Path | None = None) -> str:
+                  out_dir: str | Path | None = None, folder_shown: str | None = None) -> str:
     """The review page's HTML for a list of journal events (`out_dir` supplies game.pgn's clocks
-    and the evidence's frame numbers)."""
+    and the evidence's frame numbers). The arbiter's commands shown on it name `out_dir`'s real
+    path, or `folder_shown` (the hub's copy of a board is not the station's folder: "DIR")."""
     from live.board_svg import board_svg, grid_symbol
     from live.labels import label
     from live.state import fold
@@ -111,9 +142,12 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     game = fold(events)
     headers = game.headers
     clocks = _pgn_clocks(folder)
+    where = folder_shown or (shlex.quote(str(folder.resolve())) if folder is not None else "DIR")
     title = " vs ".join(x for x in (headers.get("Red"), headers.get("Black")) if x) or "Recorded game"
+    standing = game.results[-1]["revision"] if game.results else ""
     out = ["<!DOCTYPE html>", "<html lang='zh-Hans'><head><meta charset='utf-8'>",
-           f"<title>{_e(title)} — {_e(label('review'))}</title><style>{_font_face()}{_CSS}</style></head><body>",
+           f"<title>{_e(title)} — {_e(label('review'))}</title><style>{_font_face()}{_CSS}</style></head>"
+           f"<body data-plies='{len(game.plies)}' data-result='{_e(game.result)}' data-result-revision='{standing}'>",
            f"<h1>{_e(title)}</h1><p class='meta'>{_e(label('review'))}</p>"]
     meta = [f"{k}: {v}" for k, v in headers.items() if k in ("Event", "Site", "Date", "Round")]
     meta.append(f"start: {game.start_fen or '?'}")
@@ -125,7 +159,16 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
                + (f" <span class='meta'>(+{withdrawn} retracted after a correction)</span>" if withdrawn else "")
                + "</td></tr>")
     if game.result != "*" or game.end_reason:
-        out.append(f"<tr><td>{_e(label('result'))}</td><td>{_e(game.result)} ({_e(game.end_reason)})</td></tr>")
+        revised = (f" <span class='meta'>(revision {standing} of {len(game.results)}: see "
+                   f"<a href='#results'>{_e(label('history'))}</a>)</span>" if len(game.results) > 1 else "")
+        out.append(f"<tr><td>{_e(label('result'))}</td><td id='result'>{_e(game.result)} ({_e(game.end_reason)})"
+                   f"{revised}</td></tr>")
+    if game.corrections:
+        out.append(f"<tr><td>{_e(label('corrections'))}</td><td><a href='#corrections'>{len(game.corrections)}</a>"
+                   f"</td></tr>")
+    if game.post_game:
+        out.append(f"<tr><td>{_e(label('post_game'))}</td><td><a href='#post-game'>{len(game.post_game)}</a> "
+                   f"<span class='meta'>(after the result; not part of the game)</span></td></tr>")
     oos = [e for e in events if e.get("type") == "tracking" and e.get("status") == "out_of_sync"]
     if oos:
         out.append(f"<tr><td>{_e(label('out_of_sync'))}</td><td>{len(oos)} time(s) — see the timeline</td></tr>")
@@ -159,16 +202,20 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
                f"<th>{_e(label('clocks'))}</th><th>{_e(label('time'))}</th><th>FEN</th></tr>")
     out.append(f"<tr data-ply='0'><td>0</td><td colspan='5'><a href='#d0'>{_e(label('start'))}</a></td>"
                f"<td class='fen'>{_e(game.fen_at(0))}</td></tr>")
+    by_arbiter = _arbiter_plies(game.corrections, last)
     for p in game.plies:
         clk = clocks[p.ply - 1] if p.ply - 1 < len(clocks) and clocks[p.ply - 1] else ""
         flag = "".join(f" <a class='flag' href='#inc{i}'>#{i}</a>" for i in inc_plies.get(p.ply, []))
         note = " <span class='meta'>(inferred)</span>" if p.inferred else ""
+        if p.ply in by_arbiter:
+            note += f" <a class='meta' href='#fix{by_arbiter[p.ply]}'>({_e(label('arbiter'))})</a>"
         out.append(f"<tr data-ply='{p.ply}' id='ply{p.ply}' class='{'on' if p.ply == last else ''}'>"
                    f"<td>{(p.ply + 1) // 2}{'.' if p.side == 'red' else '…'}</td>"
                    f"<td><a href='#d{p.ply}'>{_e(p.chinese)}</a>{note}{flag}</td><td>{_e(p.wxf)}</td><td>{_e(p.iccs)}</td>"
-                   f"<td class='clk'>{_e(clk)}</td><td>{_e(p.wall[11:23] if len(p.wall) > 19 else p.wall)}"
+                   f"<td class='clk'>{_e(clk)}</td><td>{_e(_local(p.wall, date=False))}"
                    f" <span class='meta'>({p.t:.1f} s)</span></td><td class='fen'>{_e(p.fen)}</td></tr>")
     out.append("</table></div></div>")
+    out.extend(_arbiter_sections(game, where))
 
     # Incidents: clip, crop, stills (captions from the frames the files really show), ruling.
     out.append(f"<h2>{_e(label('incidents'))}</h2>")
@@ -177,12 +224,14 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     for inc in game.incidents:
         decision = (inc.ruling or {}).get("decision") or "pending"
         state = "retracted" if inc.retracted is not None else decision
-        out.append(f"<div class='inc {_e(state)}' id='inc{inc.id}' data-id='{inc.id}'>"
+        revision = inc.rulings[-1].get("revision", "") if inc.rulings else ""
+        out.append(f"<div class='inc {_e(state)}' id='inc{inc.id}' data-id='{inc.id}' data-revision='{revision}'"
+                   f" data-retracted='{1 if inc.retracted is not None else 0}'>"
                    f"<h3>#{inc.id} {_e(label(inc.kind) if inc.kind in _KNOWN else inc.kind)}</h3>"
                    f"<div>{_e(inc.side or '')} · <a href='#d{inc.ply}'>"
-                   f"{_e(label('ply'))} {inc.ply}</a> · t={inc.t:.1f} s · {_e(inc.wall)}"
+                   f"{_e(label('ply'))} {inc.ply}</a> · t={inc.t:.1f} s · {_e(_local(inc.wall))}"
                    f" · {_e(label('points'))} {_e(', '.join(inc.points) or '-')}</div>"
-                   f"<div>{_e(inc.detail)}</div>")
+                   f"<div>{_e(inc.detail_zh)}</div><div>{_e(inc.detail)}</div>")
         if inc.retracted is not None:
             out.append(f"<div class='retraction'>retracted at t={float(inc.retracted.get('t', 0.0)):.1f} s: "
                        f"{_e(inc.retracted.get('reason', ''))}</div>")
@@ -213,13 +262,19 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         elif inc.ruling:
             note = f" — {inc.ruling.get('note')}" if inc.ruling.get("note") else ""
             out.append(f"<div class='ruling {_e(decision)}'>{_e(label('ruling'))}: {_e(label(decision))}"
-                       f"{_e(note)} <span class='meta'>{_e(inc.ruling.get('wall', ''))}</span></div>")
+                       f"{_e(note)} <span class='meta'>{_e(_who(inc.ruling))} {_e(_local(inc.ruling.get('wall', '')))}</span></div>")
+            if len(inc.rulings) > 1:
+                out.append(_history(label("ruling"), [
+                    (r, f"{label(str(r.get('decision')))}" + (f" — {r.get('note')}" if r.get("note") else ""))
+                    for r in inc.rulings]))
+            out.append(f"<div class='cmd'>xqtrack rule {_e(where)} {inc.id} --revise --uphold | --dismiss</div>")
         else:
             out.append(f"<div class='ruling pending'>{_e(label('ruling'))}: {_e(label('pending'))}"
-                       f" <span class='meta'>(xqtrack rule DIR {inc.id} --uphold | --dismiss)</span></div>")
+                       f" <span class='meta cmd'>(xqtrack rule {_e(where)} {inc.id} --uphold | --dismiss)</span></div>")
         out.append("</div>")
 
     out.append("<h2>Timeline</h2><ul class='tl'>")
+    closed = False     # an arbiter's result stands: later moves are the post-mortem
     for e in events:
         typ = e.get("type")
         t = f"<span class='t'>{float(e.get('t', 0.0) or 0.0):8.1f} s</span>"
@@ -227,8 +282,16 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
             extra = " <span class='meta'>(inferred: not seen by itself)</span>" if e.get("inferred") else ""
             if e.get("corrected"):
                 extra += " <span class='meta'>(re-stated after a correction)</span>"
-            out.append(f"<li class='move'>{t} ply {_e(e.get('ply'))} · {_e(e.get('side'))}"
+            post = e.get("post_game") or (closed and not e.get("corrected"))
+            if post:
+                extra += f" <span class='meta'>({_e(label('post_game'))}: not part of the game)</span>"
+            out.append(f"<li class='{'move post' if post else 'move'}'>{t} ply {_e(e.get('ply'))} · {_e(e.get('side'))}"
                        f" · <b>{_e(e.get('notation', ''))}</b> ({_e(e.get('iccs'))}){extra}</li>")
+        elif typ == "arbiter_correction":
+            out.append(f"<li class='arbiter'>{t} {_e(label('corrections'))}: {_e(label('from_ply'))} "
+                       f"{_e(e.get('from_ply'))}: {_e(' '.join(e.get('was') or []) or '-')} → "
+                       f"{_e(' '.join(e.get('moves') or []) or '-')} · {_e(e.get('by') or '')}"
+                       f"{' — ' + _e(e.get('note')) if e.get('note') else ''}</li>")
         elif typ == "incident":
             ident = e.get("id", "")
             out.append(f"<li class='incident'>{t} <a href='#inc{_e(ident)}'>#{_e(ident)}</a> {_e(e.get('kind'))}"
@@ -247,13 +310,85 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         elif typ == "clock":
             out.append(f"<li class='clock'>{t} clock: {_e(e.get('detail', e.get('kind', '')))}</li>")
         elif typ == "ruling":
+            rev = f" (revises r{_e(e.get('revises'))})" if e.get("revises") else ""
             out.append(f"<li class='ruling'>{t} {_e(label('ruling'))} #{_e(e.get('incident'))}: "
-                       f"{_e(e.get('decision'))} {_e(e.get('note') or '')}</li>")
+                       f"{_e(e.get('decision'))}{rev} {_e(e.get('note') or '')}</li>")
         elif typ == "game_end":
-            out.append(f"<li class='tracking'>{t} game over: {_e(e.get('result'))} ({_e(e.get('reason'))})</li>")
+            rev = f" (revises r{_e(e.get('revises'))})" if e.get("revises") else ""
+            who = f" · {_e(e.get('by'))}" if e.get("by") else ""
+            out.append(f"<li class='tracking'>{t} game over: {_e(e.get('result'))} ({_e(e.get('reason'))}){rev}"
+                       f"{who}</li>")
+            closed = closed or _arbiter_end(e)
     out.append("</ul><p class='meta'>Generated by xqtrack from events.jsonl.</p>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _arbiter_end(e: dict[str, Any]) -> bool:
+    """A game_end line entered by a person (board.events.GameEndEvent.arbiter, on the raw line)."""
+    return bool(e.get("by") or e.get("command") or str(e.get("reason") or "").startswith("arbiter"))
+
+
+def _who(entry: dict[str, Any]) -> str:
+    """'by NAME' for an entry that says who made it."""
+    return f"by {entry['by']}" if entry.get("by") else ""
+
+
+def _history(title: str, entries: list[tuple[dict[str, Any], str]]) -> str:
+    """Every revision of a ruling or a result, the last (standing) one in bold."""
+    items = []
+    for i, (entry, text) in enumerate(entries):
+        rev = entry.get("revision") or i + 1
+        revises = f", revises r{entry['revises']}" if entry.get("revises") else ""
+        items.append(f"<li class='{'stands' if i == len(entries) - 1 else 'revised'}' data-revision='{_e(rev)}'>"
+                     f"r{_e(rev)}{_e(revises)}: {_e(text)} <span class='meta'>{_e(_who(entry))} "
+                     f"{_e(_local(entry.get('wall', '')))}</span></li>")
+    return f"<ul class='history' title='{_e(title)}'>" + "".join(items) + "</ul>"
+
+
+def _arbiter_plies(corrections: list[dict[str, Any]], plies: int) -> dict[int, int]:
+    """Ply -> the number (1, 2, ...) of the arbiter's correction that last wrote it."""
+    out: dict[int, int] = {}
+    for n, c in enumerate(corrections, 1):
+        start = int(c["from_ply"])
+        for p in list(out):
+            if p >= start:
+                del out[p]
+        for i in range(len(c["moves"])):
+            if start + i <= plies:
+                out[start + i] = n
+    return out
+
+
+def _arbiter_sections(game: Any, where: str) -> list[str]:
+    """The result's history, the arbiter's corrections and the post-game moves, each when there is any."""
+    from live.labels import label
+
+    out: list[str] = []
+    if game.results:
+        out.append(f"<h2 id='results'>{_e(label('result'))} · {_e(label('history'))}</h2>")
+        out.append(_history(label("result"), [(r, f"{r['result']} ({r['reason']})" +
+                                               (f" — {r['note']}" if r.get("note") else "") +
+                                               f" at ply {r['ply']}") for r in game.results]))
+        out.append(f"<div class='cmd'>xqtrack result {_e(where)} RESULT --reason WHY --revise</div>")
+    if game.corrections:
+        out.append(f"<h2 id='corrections'>{_e(label('corrections'))}</h2>")
+        for n, c in enumerate(game.corrections, 1):
+            note = f" — {c['note']}" if c.get("note") else ""
+            out.append(f"<div class='fix' id='fix{n}'><b>{_e(label('from_ply'))} {_e(c['from_ply'])}</b>: "
+                       f"{_e(' '.join(c['was']) or '-')} → <b>{_e(' '.join(c['moves']) or '-')}</b>"
+                       f" <span class='meta'>{_e(_who(c))}{_e(note)} · {_e(_local(c.get('wall', '')))}</span></div>")
+    if game.post_game:
+        out.append(f"<h2 id='post-game'>{_e(label('post_game'))}</h2><p class='meta'>Made on the board after the "
+                   f"result ({_e(game.result)}); journalled, not part of the game.</p><ul class='tl'>")
+        for p in game.post_game:
+            out.append(f"<li class='move post'><span class='t'>{float(p['t']):8.1f} s</span> {_e(p['side'])} "
+                       f"{_e(p['iccs'])}</li>")
+        out.append("</ul>")
+    if game.start_fen is not None:
+        out.append(f"<div class='cmd'>xqtrack correct {_e(where)} --from-ply N --moves \"M1 M2 ...\" "
+                   f"--by NAME --note WHY</div>")
+    return out
 
 
 _KNOWN = {"touch_move_other", "retouch", "between_points", "knocked", "illegal_move", "repetition",

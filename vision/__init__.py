@@ -1,7 +1,8 @@
 """xqtrack vision: frames -> Observations (board pose, hands, per-point readings).
 
 Public API (see docs/conventions.md):
-    BoardReader, read_image, BoardNotFoundError, Observation, BoardPose, CLASSES
+    BoardReader, ReaderConfig (its settings), Reader (what the recorder asks of a reader),
+    read_image, BoardNotFoundError, Observation, BoardPose, CLASSES
 Names resolve lazily, so registering the `xqtrack read` sub-command does not import
 OpenCV or NumPy; onnxruntime loads only when a reader is made.
 """
@@ -18,6 +19,8 @@ _EXPORTS = {
     "BoardNotFoundError": "vision.locate",
     "BoardReader": "vision.reader",
     "read_image": "vision.reader",
+    "ReaderConfig": "vision.config",
+    "Reader": "vision.protocol",
 }
 
 __all__ = sorted(_EXPORTS)

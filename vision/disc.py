@@ -83,6 +83,7 @@ class DiscConfig(CheckedSettings):
     faint_near_coverage: float = 0.4  # a right-size rim this covered beside an empty point, below min_coverage, is a disc when the crop centred on it reads a piece surely (tuning 8910: a cannon put down half way between f7 and g7, rim 0.45 off g7 at 0.47 coverage, its crop 0.03 empty)
     shy_cos: float = 0.5             # ... where the model's short offset points roughly (cosine; it is short and its direction wanders: tuning 8389, a cannon left 0.39 off, the model said 0.14 at 38 degrees, cos 0.78)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
+    radius_samples: int = 8          # ... and this many of them on pieces make the radius known (DiscMeter)
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
     # -- walking the model's offset (walk_to_disc): it is trained on crops round their discs and reads
     # a disc far off the crop's centre 2-3x short, but the right way, so a crop re-centred on its own
@@ -574,11 +575,11 @@ class DiscMeter:
     gets a new one.
     """
 
-    def __init__(self, min_samples: int = 8, config: DiscConfig = DEFAULT_DISC) -> None:
+    def __init__(self, config: DiscConfig = DEFAULT_DISC) -> None:
         self.radius: float | None = None
         self.radius_sure = False   # the radius was learnt from clear rims, not a noisy read's best ones
         self._samples: list[float] = []
-        self.min_samples = min_samples   # confident fits on pieces before the radius is taken as known
+        self.min_samples = config.radius_samples   # confident fits on pieces before the radius is taken as known
         self.config = config
         self._last: dict[int, _LastFit] = {}
 

@@ -75,11 +75,15 @@ def median(x: np.ndarray) -> float:
 
 
 def point_spacing_px(h: np.ndarray) -> float:
-    """Median image distance between neighbouring points (how big the board looks)."""
+    """Median image distance between neighbouring points (how big the board looks).
+
+    (The finder asks this of every hypothesis and every refinement round: the distances are
+    taken straight from the coordinates, with np.linalg.norm's arithmetic.)"""
     p = apply_h(h, POINTS).reshape(RANKS, FILES, 2)
-    d = np.concatenate([np.linalg.norm(np.diff(p, axis=1), axis=2).ravel(),
-                        np.linalg.norm(np.diff(p, axis=0), axis=2).ravel()])
-    return median(d)
+    x, y = p[..., 0], p[..., 1]
+    dx = np.concatenate([(x[:, 1:] - x[:, :-1]).ravel(), (x[1:] - x[:-1]).ravel()])
+    dy = np.concatenate([(y[:, 1:] - y[:, :-1]).ravel(), (y[1:] - y[:-1]).ravel()])
+    return median(np.sqrt(dx * dx + dy * dy))
 
 
 def points_moved(h0: np.ndarray, h1: np.ndarray) -> float:
@@ -160,8 +164,10 @@ MAD_TO_SIGMA = 1.4826  # median absolute deviation -> standard deviation of a no
 
 
 def _normaliser(pts: np.ndarray) -> np.ndarray:
+    """Similarity moving the points' centroid to the origin and their mean distance from it to sqrt(2)."""
     c = pts.mean(axis=0)
-    s = np.sqrt(2) / max(np.sqrt(((pts - c) ** 2).sum(axis=1)).mean(), 1e-9)
+    d = pts - c
+    s = np.sqrt(2) / max(np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]).mean(), 1e-9)
     return np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1]], dtype=np.float64)
 
 
@@ -177,28 +183,40 @@ def fit_h_from_line_points(img_pts: np.ndarray, axis: np.ndarray, value: np.ndar
     least two lines of each direction.
     """
     p = np.asarray(img_pts, dtype=np.float64)
+    n = len(p)
     t = _normaliser(p)
-    ph = np.c_[p, np.ones(len(p))] @ t.T
-    w = np.ones(len(p)) if weights is None else np.asarray(weights, dtype=np.float64).copy()
-    scale = np.ones(len(p))
+    hom = np.empty((n, 3))
+    hom[:, :2] = p
+    hom[:, 2] = 1.0
+    ph = hom @ t.T
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    scale = np.ones(n)
     if h0 is not None:
         g0 = t @ h0
         g0 = np.linalg.inv(g0)
         scale = np.abs(ph @ g0[2]) + 1e-12
-    rob = np.ones(len(p))
-    g = None
-    for _ in range(max(1, iters)):
-        rows = np.zeros((len(p), 9))
-        ax0 = axis == 0
-        # residual = G[axis]·p - v * G[2]·p
+    rob = np.ones(n)
+    # residual = G[axis]·p - v * G[2]·p: the rows of the linear system (the same every round)
+    ax0 = axis == 0
+    rows = np.zeros((n, 9))
+    k0 = int(np.count_nonzero(ax0))
+    if ax0[:k0].all():   # the usual order, every file sample before every rank sample: plain slices
+        rows[:k0, 0:3] = ph[:k0]
+        rows[k0:, 3:6] = ph[k0:]
+    else:
         rows[ax0, 0:3] = ph[ax0]
         rows[~ax0, 3:6] = ph[~ax0]
-        rows[:, 6:9] = -value[:, None] * ph
+    rows[:, 6:9] = -value[:, None] * ph
+    rounds = max(1, iters)
+    g = np.eye(3)
+    for it in range(rounds):
         ww = np.sqrt(w * rob) / scale
         a = rows * ww[:, None]
         # smallest eigenvector of the 9x9 normal matrix (coordinates are normalised, so this
         # is as good as an SVD of the tall matrix and far cheaper)
         g = np.linalg.eigh(a.T @ a)[1][:, 0].reshape(3, 3)
+        if it == rounds - 1:
+            break   # (the sign of G and the weights for a next round do not change H)
         den = ph @ g[2]
         if median(den) < 0:
             g = -g

@@ -35,7 +35,7 @@ discs on both points; a hand hides it. Points in an edge-touching region whose l
 and their neighbours (fingertips on a disc), stay hidden while that region lasts; cells learnt
 under such a hand, or under something lying across the ring (`_odd_ring`), are `unverified` and
 are released as soon as they show the board again (`_reveal`), so an arm that leaves gives the
-board back promptly. Once the board has been quiet for `settle_s` (in all) everything counts as verified.
+board back promptly. Once the board has been quiet for `board_still_s` (in all) everything counts as verified.
 When the lock follows a knocked camera, the ring is unverified again: the board's sides just
 beyond its edge look different from the new viewpoint, and that strip is no arm. Once the camera
 has come to rest the whole background is learnt afresh, as after a re-lock: the discs stand up
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .geometry import points_moved
+from .geometry import CheckedSettings, points_moved
 
 P = 12          # rectified pixels per point spacing
 MARGIN = 1      # ring of cells outside the lattice (point spacings)
@@ -470,59 +470,57 @@ def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
             out |= comp
     return out.reshape(-1)
 
+@dataclass(frozen=True)
+class HandConfig(CheckedSettings):
+    """Every setting of the hand detector, with its unit.
+
+    Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so the
+    detector behaves the same at 10 fps and 60 fps. Shares (`on`, `off`, `*_frac`) are of a
+    cell's pixels that depart from the background (`_judge`) unless said otherwise."""
+
+    on: float = 0.12                 # a cell with this share departed turns hidden ...
+    off: float = 0.06                # ... and a hidden one clears below this share (hysteresis)
+    quiet_s: float = 0.08            # no point hidden and nothing moving over the points this long: quiet
+    absorb_s: float = 0.3            # a departed region an arm reaches is learnt once still this long
+    board_still_s: float = 1.0       # every cell still this long: all but a resting arm is learnt; quiet
+                                     # this long (at a stretch or in all): cells learnt under a hand count as verified
+    adapt_rate: float = 0.02         # share of the way the background moves towards a calm frame (per frame)
+    clear_absorb_s: float = 0.14     # a departed region no arm reaches (a piece put down) is learnt once still this long
+    arm_frac: float = 0.5            # a ring cell this departed seeds an arm
+    quiet_ring: bool = True          # something arriving over the ring holds quiet up
+    ring_hold_frac: float = 0.25     # ... when it departs this share of a ring cell
+    piece_frac: float = 0.8          # a point's cell filled this much is filled as a hand fills it (a disc fills less)
+    arm_cells: float = 1.0           # ring area (cells) a region must cover beyond the edge to be an arm at rest,
+                                     # which never settles (a disc or a die put beside the board covers less)
+    hand_points: int = 4             # points a region joined to the ring covers before the lattice is asked whether
+                                     # it is a hand whose ring cells depart only faintly (a sleeve the table's colour)
+    bump_spacings: float = 0.03      # the lock moving more than this between two frames (point spacings; a held
+                                     # lock does not move at all) is the camera knocked: the ring is unverified again
+    held_recheck_s: float = 1.0      # how often a faint arm's lattice, and resting ring cells' likeness to the bare
+                                     # margin, are asked again
+    bare_bright: float = 0.15        # a resting ring cell whose mean log-brightness ...
+    bare_chroma: float = 0.12        # ... and chroma features differ from its bare neighbours' by at most these is bare margin
+    arm_edge_frac: float = 0.25      # share of a ring cell's outer border an arm at rest departs on (an arm comes
+                                     # from beyond the view; a disc knocked just over the edge lies inside it)
+    relearn_spacings: float = 0.1    # a knock that moved the board this far (point spacings), begun with no hand over
+                                     # the points, has the whole background learnt afresh once the camera rests
+    calm_look_s: float = 0.5         # quiet this long at a stretch: the board's look then tells a ghost as well as
+                                     # its last quiet look (`_ghosts`)
+    lifeless_s: float = 2.5          # a region joined to the ring lying entirely still this long, no point's cell
+                                     # filled as a hand fills it (`piece_frac`), is no arm at rest (`_lifeless`)
+    lattice: LatticeConfig = LatticeConfig()
+    crossing: ArmCrossing = ArmCrossing()
+
+
+DEFAULT_HANDS = HandConfig()
+
+
 class HandDetector:
     """Stateful per-video hand/occlusion detector on the rectified board."""
 
-    def __init__(self, on: float = 0.12, off: float = 0.06, quiet_s: float = 0.08, absorb_s: float = 0.3,
-                 settle_s: float = 1.0, adapt_rate: float = 0.02, clear_absorb_s: float = 0.14,
-                 arm_frac: float = 0.5, quiet_ring: bool = True, ring_hold_frac: float = 0.25,
-                 piece_frac: float = 0.8, arm_cells: float = 1.0, hand_points: int = 4,
-                 bump_spacings: float = 0.03, held_recheck_s: float = 1.0, bare_bright: float = 0.15,
-                 bare_chroma: float = 0.12, arm_edge_frac: float = 0.25, relearn_spacings: float = 0.1,
-                 calm_look_s: float = 0.5, lifeless_s: float = 2.5, lattice: LatticeConfig | None = None,
-                 crossing: ArmCrossing | None = None) -> None:
-        """Durations are in seconds of video time (frames count at least 2, 3 and 5 of them), so
-        the detector behaves the same at 10 fps and 60 fps. `arm_cells`: ring area (in cells)
-        a region must cover beyond the edge to be an arm at rest, which never settles; a disc or
-        a die put down beside the board covers less than one cell. `hand_points`: points a
-        region joined to the ring must cover before the lattice is asked whether it is a hand
-        whose ring cells depart only faintly (a sleeve or skin the colour of the table).
-        `bump_spacings`: a move of the board's lock between two frames larger than this (in
-        point spacings; a held lock does not move at all) is the camera knocked: the board's
-        sides just beyond its edge then look different from the new viewpoint, so the ring's
-        background is unverified again (an arm must not be found in it). `held_recheck_s`: how
-        often a region held as a faint arm is asked again whether its lattice is still hidden, and
-        resting ring cells whether they look like the bare margin beside them (`bare_bright`,
-        `bare_chroma`: the largest differences of a cell's mean log-brightness and chroma
-        features from its bare neighbours' for it to be bare margin). `arm_edge_frac`: the share of
-        a ring cell's outer border (where the view of the ring ends) an arm at rest departs on: an
-        arm comes from beyond it, a disc knocked just over the edge lies inside it.
-        `relearn_spacings`: how far (in point spacings) a knock must have moved the board in the
-        image, once the camera is at rest again, for the whole background to be learnt afresh
-        (only when the movement began with no hand over the points: a hand hiding the lines lets the
-        lock wander as far). `calm_look_s`: how long the board must have been quiet at a stretch for
-        its look then to tell a ghost by as well as its last quiet look (`_ghosts`): a moment's
-        quiet after a resting hand was learnt lasts a few frames, the board between moves seconds.
-        `lifeless_s`: how long a region joined to the ring must have lain entirely still, with no
-        point's cell filled as a hand fills it (`piece_frac`), to be no arm at rest (`_lifeless`)."""
-        self.on, self.off = on, off
-        self.calm_look_s = calm_look_s
-        self.lifeless_s = lifeless_s
-        self.quiet_s, self.absorb_s, self.settle_s = quiet_s, absorb_s, settle_s
-        self.adapt_rate = adapt_rate
-        self.clear_absorb_s = clear_absorb_s
-        self.arm_frac, self.quiet_ring = arm_frac, quiet_ring
-        self.ring_hold_frac = ring_hold_frac
-        self.piece_frac = piece_frac
-        self.arm_cells = arm_cells
-        self.hand_points = hand_points
-        self.bump_spacings = bump_spacings
-        self.held_recheck_s = held_recheck_s
-        self.bare_bright, self.bare_chroma = bare_bright, bare_chroma
-        self.arm_edge_frac = arm_edge_frac
-        self.relearn_spacings = relearn_spacings
-        self.lattice = lattice or LatticeConfig()
-        self.crossing = crossing or ArmCrossing()
+    def __init__(self, config: HandConfig = DEFAULT_HANDS) -> None:
+        """`config`: every threshold and duration (HandConfig); the detector keeps it as `config`."""
+        self.config = config
         self.noise = NoiseModel()   # the camera's grain: kept across resets (the same camera)
         self.reset()
 
@@ -561,7 +559,7 @@ class HandDetector:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
         if self._last_h is not None and self.bg is not None:
             moved = points_moved(self._last_h, h)
-            if moved > self.bump_spacings:
+            if moved > self.config.bump_spacings:
                 # the board between moves was seen from where the camera was: that look tells
                 # nothing from the new viewpoint (tuning 8316: after a knock, cells released as
                 # looking like it were the arm, and a move was read with the hand still there)
@@ -599,11 +597,11 @@ class HandDetector:
                 # in steps, the background learnt on one 0.11 spacings off, and the last step of
                 # 0.07 left the strip beyond the board's edge 'an arm' for eleven seconds, three
                 # moves read late)
-                if (shift >= self.relearn_spacings or self._relearnt_after_knock) and not self._bump_under_hand:
+                if (shift >= self.config.relearn_spacings or self._relearnt_after_knock) and not self._bump_under_hand:
                     self.reset()
                     self._relearnt_after_knock = True
         self._last_h = np.array(h, np.float64)
-        return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.lattice))
+        return self.update_rectified(rectify(frame_bgr, h), t, lattice=lambda: lattice_seen(frame_bgr, h, self.config.lattice))
 
     def _left_behind(self, hid: np.ndarray, inner: np.ndarray, arm: np.ndarray, settled: np.ndarray,
                      frac: np.ndarray) -> np.ndarray:
@@ -628,9 +626,9 @@ class HandDetector:
         ring_arm = arm & ~inner
         for k in range(1, n):
             comp = lab == k
-            if not (comp & arm).any() or not settled[comp].all() or float(frac[comp].max()) > self.piece_frac:
+            if not (comp & arm).any() or not settled[comp].all() or float(frac[comp].max()) > self.config.piece_frac:
                 continue      # joined to no hand, not still long enough, or a cell filled as by a hand
-            if float(self.peak[comp].max()) <= self.piece_frac:
+            if float(self.peak[comp].max()) <= self.config.piece_frac:
                 continue      # no hand was ever over it: fingertips just over the edge points
             hand = np.isin(whole, np.unique(whole[comp]))
             if (hand & inner & ~comp).any():
@@ -640,7 +638,7 @@ class HandDetector:
             if not beside.any():
                 continue
             # the hand beside it moved clearly after the region froze
-            if float(self.still_t[beside].min()) < frozen - self.clear_absorb_s:
+            if float(self.still_t[beside].min()) < frozen - self.config.clear_absorb_s:
                 out |= comp
         return out
 
@@ -656,12 +654,12 @@ class HandDetector:
         on_ring = comp & ring
         if (mov & on_ring).any() or not settled[on_ring].all():
             return True
-        return float(frac[on_ring].sum()) >= self.arm_cells and self._crosses_edge(comp, edge)
+        return float(frac[on_ring].sum()) >= self.config.arm_cells and self._crosses_edge(comp, edge)
 
     def _crosses_edge(self, comp: np.ndarray, edge: np.ndarray) -> bool:
         """The region `comp` (GY, GX) departs on the ring's outer border, as an arm does (`edge`:
         this frame's share of each ring cell's outer border that departs, `_outer_edge_fraction`)."""
-        return bool((edge[comp] >= self.arm_edge_frac).any())
+        return bool((edge[comp] >= self.config.arm_edge_frac).any())
 
     def _resting_arms(self, hid: np.ndarray, frac: np.ndarray, ring: np.ndarray, edge: np.ndarray) -> np.ndarray:
         """Hidden regions that reach over the points from an arm across the board's edge.
@@ -673,13 +671,13 @@ class HandDetector:
         border (`_crosses_edge`).
         """
         out = np.zeros_like(hid)
-        seeds = hid & ring & (frac >= self.arm_frac) & ~self.unverified
+        seeds = hid & ring & (frac >= self.config.arm_frac) & ~self.unverified
         if not seeds.any():
             return out
         n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         for k in np.unique(lab[seeds]):
             comp = lab == k
-            if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.arm_cells \
+            if (comp & ~ring).any() and float(frac[comp & ring & ~self.unverified].sum()) >= self.config.arm_cells \
                     and self._crosses_edge(comp, edge):
                 out |= comp
         return out
@@ -699,8 +697,8 @@ class HandDetector:
             comp = lab == k
             if not (comp & ring).any() or not (comp & ~ring).any():
                 continue
-            if float(self.still_t[comp].min()) >= self.lifeless_s - 1e-9 \
-                    and float(frac[comp & ~ring].max()) <= self.piece_frac:
+            if float(self.still_t[comp].min()) >= self.config.lifeless_s - 1e-9 \
+                    and float(frac[comp & ~ring].max()) <= self.config.piece_frac:
                 out |= comp
         return out
 
@@ -722,13 +720,13 @@ class HandDetector:
         n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         if n <= 1:
             return out
-        inner_n = np.bincount(lab[~ring & (frac > self.on)], minlength=n)
+        inner_n = np.bincount(lab[~ring & (frac > self.config.on)], minlength=n)
         touches = np.bincount(lab[ring & ~self.unverified], minlength=n) > 0
-        big = (inner_n >= self.hand_points) & touches
+        big = (inner_n >= self.config.hand_points) & touches
         big[0] = False
         held = np.zeros(n, bool)
         held[np.unique(lab[self.held & hid])] = True
-        if self._t is not None and self._t - self._held_checked_t >= self.held_recheck_s:
+        if self._t is not None and self._t - self._held_checked_t >= self.config.held_recheck_s:
             # a region held as a hand that is about to settle is asked again now and then: a
             # cluster of moved and knocked discs at the edge, once taken for a palm (a moving
             # shadow dimmed its lattice), would otherwise never settle (tuning clip 8334: the
@@ -764,15 +762,15 @@ class HandDetector:
         at the start), or where the lattice cannot tell, once it has been still for `absorb_s`
         with no arm at rest reaching it. A ring cell the hand crossed is released as soon as it
         is joined to no hidden point. They all count as verified once the board has been quiet
-        for `settle_s`. Returns the hidden cells left.
+        for `board_still_s`. Returns the hidden cells left.
         """
-        still = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9)
+        still = (self.still >= 2) & (self.still_t >= self.config.clear_absorb_s - 1e-9)
         cand = self.unverified & hid & ~forced & still
         if forced.any():
             # joined to the hand still there: its fingertips on a disc leave the lattice in view
             _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
             cand &= ~np.isin(lab, np.unique(lab[forced]))
-        shows = seen_cells >= np.minimum(self.lattice.seen_above, self.start_seen + self.lattice.rise)
+        shows = seen_cells >= np.minimum(self.config.lattice.seen_above, self.start_seen + self.config.lattice.rise)
         # where the lattice cannot tell (a corner point's discs hide its two segments), a point
         # still for `absorb_s` that no arm at rest reaches is the board too
         settled = self._settled()
@@ -793,13 +791,13 @@ class HandDetector:
 
     def _settled(self) -> np.ndarray:
         """(GY, GX) cells that have not changed for `absorb_s` (and three frames)."""
-        return (self.still >= 3) & (self.still_t >= self.absorb_s - 1e-9)
+        return (self.still >= 3) & (self.still_t >= self.config.absorb_s - 1e-9)
 
     def _hides_lattice(self, cells: np.ndarray, seen: np.ndarray) -> bool:
         """The region `cells` (GY, GX) hides the printed lattice on `min_region` of its points,
         as a palm does (`seen`: this frame's per-point lattice shares)."""
         pts = _points_from_cells(cells)
-        return int((pts & (seen < self.lattice.covered_below)).sum()) >= self.lattice.min_region
+        return int((pts & (seen < self.config.lattice.covered_below)).sum()) >= self.config.lattice.min_region
 
     def _learn(self, cells: np.ndarray, feat: np.ndarray) -> None:
         """Take this frame's look of `cells` (GY, GX) as the background there."""
@@ -821,7 +819,7 @@ class HandDetector:
         Moving cells and cells a start-up hand covers are kept. Returns the hidden cells left.
 
         The look when the board was last quiet may itself hold a hand: one resting still for
-        `settle_s` where its arm leaves the view is learnt with the rest of the board, and the
+        `board_still_s` where its arm leaves the view is learnt with the rest of the board, and the
         board is 'quiet' for a moment after (tuning 9007: black's hand resting on the chariot a8
         by the corner, its arm beyond the top of the picture; when it left, the bare corner held
         the board busy to the end of the game, and the re-touch went unseen). So cells that look
@@ -829,10 +827,10 @@ class HandDetector:
         moves, are ghosts too."""
         if self.quiet_look is None or self.bg is None or not hid.any():
             return hid
-        back = _cell_fraction(_departure(feat, self.quiet_look, sigma) > 1.0) < self.off
+        back = _cell_fraction(_departure(feat, self.quiet_look, sigma) > 1.0) < self.config.off
         if self.calm_look is not None and self.calm_look is not self.quiet_look:
-            back |= _cell_fraction(_departure(feat, self.calm_look, sigma) > 1.0) < self.off
-        ghost = hid & back & (frac > self.on) & ~keep
+            back |= _cell_fraction(_departure(feat, self.calm_look, sigma) > 1.0) < self.config.off
+        ghost = hid & back & (frac > self.config.on) & ~keep
         if not ghost.any():
             return hid
         self._learn(ghost, feat)
@@ -853,7 +851,7 @@ class HandDetector:
         corner cell beyond an emptied corner point holds the board's corner and looks like no
         margin). Asked at most every `held_recheck_s`; cells still moving, regions held as faint
         arms and a start-up hand still over the points are left alone."""
-        if self._t is None or self._t - self._bare_checked_t < self.held_recheck_s:
+        if self._t is None or self._t - self._bare_checked_t < self.config.held_recheck_s:
             return hid
         cand = hid & ring & self._settled() & ~self.held
         if not cand.any():
@@ -875,11 +873,11 @@ class HandDetector:
                     continue
                 ref = np.median(means[around][near], axis=0)
                 d = np.abs(means[y, x] - ref)
-                if d[0] <= self.bare_bright and max(d[1], d[2]) <= self.bare_chroma:
+                if d[0] <= self.config.bare_bright and max(d[1], d[2]) <= self.config.bare_chroma:
                     bare[y, x] = True
             # the cells that do not look bare must be too little of the ring to be an arm at rest
             # (a corner cell holds the board's corner and looks like no margin beside it)
-            if not bare.any() or float(frac[comp & ring & ~bare].sum()) >= self.arm_cells:
+            if not bare.any() or float(frac[comp & ring & ~bare].sum()) >= self.config.arm_cells:
                 continue
             got = seen()
             if got is None:
@@ -905,13 +903,13 @@ class HandDetector:
         seen = seen_now()
         if seen is None:
             return None
-        cov = _cells_from_points(covered_at_start(seen, self.lattice), False)
+        cov = _cells_from_points(covered_at_start(seen, self.config.lattice), False)
         if cov.any():
             odd = _odd_ring(feat)
             n, lab = cv2.connectedComponents(cov.astype(np.uint8), connectivity=8)
             for k in range(1, n):
                 comp = lab == k
-                if not _arm_crosses(comp, feat, odd, self.crossing) or _along_side_file(comp):
+                if not _arm_crosses(comp, feat, odd, self.config.crossing) or _along_side_file(comp):
                     cov &= ~comp
         # the points around a covered region are under the same hand's fingertips or edge, which
         # may rest on a disc and leave its lattice in view
@@ -982,10 +980,10 @@ class HandDetector:
         stir = mov
         if sigma is not None and mov.any():
             stir = mov & (_cell_fraction(_judge(step, sigma * SQRT2) > 1.0) > 0.08)
-        hid = np.where(self.hidden_cells, frac > self.off, frac > self.on) | forced
+        hid = np.where(self.hidden_cells, frac > self.config.off, frac > self.config.on) | forced
         # a weakly departing cell next to a clearly hidden one is hidden too (arm edges)
         strong = cv2.dilate(hid.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        hid = hid | (strong & (frac > 0.5 * self.off))
+        hid = hid | (strong & (frac > 0.5 * self.config.off))
         self.still = np.where(mov, 0, self.still + 1)
         self.still_t = np.where(mov, 0.0, self.still_t + dt)
         hid = self._ghosts(hid, feat, frac, sigma, mov | forced)
@@ -996,12 +994,12 @@ class HandDetector:
         self.hidden_cells = hid
         self.peak = np.where(hid, np.maximum(self.peak, frac), 0.0)
         ring_active = bool((hid & ring).any() or (mov & ring).any())
-        settled = (self.still >= 3) & (self.still_t >= self.absorb_s)
+        settled = (self.still >= 3) & (self.still_t >= self.config.absorb_s)
         # An arm is a hidden region holding a ring cell that is clearly covered or moving: an
         # arm always crosses the ring to reach a point. A hand held still over the board stays
         # hidden however long it rests (`_resting_arms`, `_faint_arms`).
         _, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
-        seeds = hid & ring & ((frac >= self.arm_frac) | mov)
+        seeds = hid & ring & ((frac >= self.config.arm_frac) | mov)
         arms = [k for k in np.unique(lab[seeds]) if self._arm_like(lab == k, ring, frac, mov, settled, edge)]
         arm = np.isin(lab, arms) & hid if arms else np.zeros_like(hid)
         near_arm = cv2.dilate(arm.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
@@ -1009,7 +1007,7 @@ class HandDetector:
         # when nothing at all has moved for a long while, absorb everything but a resting arm
         # (a captured piece left beside the board, a cup put down on the ring)
         resting = self._resting_arms(hid, frac, ring, edge)
-        if (self.still >= 5).all() and (self.still_t >= self.settle_s).all():
+        if (self.still >= 5).all() and (self.still_t >= self.config.board_still_s).all():
             absorb = hid & ~resting
         elif not ring_active:
             absorb = hid & settled
@@ -1017,14 +1015,14 @@ class HandDetector:
             # something is crossing the ring: only cells far from any hidden region settle
             busy = cv2.dilate((hid & ~settled).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
             absorb = hid & settled & ~busy & ~near_arm & ~resting
-        if self.clear_absorb_s < self.absorb_s:
+        if self.config.clear_absorb_s < self.config.absorb_s:
             # A changed region that no arm reaches is not a hand: a piece put down, its
             # shadow. It settles as soon as it has stayed still for a moment, if it was
             # already changed while an arm was in view and outlived it (a piece cannot move
             # by itself: a still region that appeared with no arm seen is a hand whose arm
             # the ring missed).
             self.armed = hid & (self.armed | bool(seeds.any()))
-            quick = (self.still >= 2) & (self.still_t >= self.clear_absorb_s - 1e-9) & ~near_arm & self.armed
+            quick = (self.still >= 2) & (self.still_t >= self.config.clear_absorb_s - 1e-9) & ~near_arm & self.armed
             absorb = absorb | (hid & quick)
         absorb = (absorb | self._lifeless(hid, frac, ring)) & ~forced
         absorb |= self._left_behind(hid & ~forced, inner, arm, settled, frac)
@@ -1036,16 +1034,16 @@ class HandDetector:
             hid = self.hidden_cells
         # slow drift of light where nothing is going on
         calm_px = _cells_to_pixels(~hid & ~mov).astype(np.float32)[..., None]
-        self.bg += (self.adapt_rate * calm_px) * (feat - self.bg)
+        self.bg += (self.config.adapt_rate * calm_px) * (feat - self.bg)
         self.prev = feat
         # quiet: no point hidden and nothing moving over the points. Mere movement out on the
         # ring (a shadow crossing the table edge) does not hold it up, nor something lying still
         # there (every point is in view); something covering the ring and moving (a hand
         # arriving) does
-        if self.quiet_ring:
+        if self.config.quiet_ring:
             # a hand arriving covers a good part of a ring cell within a frame; a soft shadow
             # drifting along the table edge departs only faintly and must not hold quiet off
-            arriving = hid & ring & mov & (frac >= self.ring_hold_frac)
+            arriving = hid & ring & mov & (frac >= self.config.ring_hold_frac)
             active = bool((hid & inner).any() or (stir & inner).any() or arriving.any())
         else:
             active = bool(hid.any() or (stir & inner).any())
@@ -1053,22 +1051,22 @@ class HandDetector:
             self.calm, self.calm_t = 0, 0.0
         else:
             self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
-        quiet = self.calm >= 2 and self.calm_t >= self.quiet_s - 1e-9
+        quiet = self.calm >= 2 and self.calm_t >= self.config.quiet_s - 1e-9
         if quiet:
             self.quiet_look = self.bg.copy()
             self._relearnt_after_knock = False
             self.shown_s += dt
             self.calm_view_t += dt
-            if self.calm_view_t >= self.calm_look_s - 1e-9:
+            if self.calm_view_t >= self.config.calm_look_s - 1e-9:
                 self.calm_look = self.quiet_look
         else:
             self.calm_view_t = 0.0
-        # the board has shown itself everywhere since the start: quiet for settle_s at a stretch,
+        # the board has shown itself everywhere since the start: quiet for board_still_s at a stretch,
         # or in all (glare drifting over the board stirs a cell now and then and breaks every
         # stretch, while a hand there from the start keeps it from being quiet at all; tuning
         # 8403: glare washing out the lattice was taken for a start-up hand again and again, for
         # the whole game, the board quiet for 0.1-0.6 s at a time)
-        if self.unverified.any() and not forced.any() and max(self.calm_t, self.shown_s) >= self.settle_s:
+        if self.unverified.any() and not forced.any() and max(self.calm_t, self.shown_s) >= self.config.board_still_s:
             self.unverified[:] = False
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,
                          moving=_points_from_cells(mov), ring_active=ring_active,

@@ -24,19 +24,27 @@ mirrored) and from which half holds red's pieces (reader.py uses the classifier'
 
 Every threshold of these steps is a field of `LocateConfig` (one nested group per step, each
 field with its unit); the entry points take one, `DEFAULT_LOCATE` by default.
+
+Cost: a board that shows itself clearly is found in one pass; one that does not (a steep or
+side view scoring under `clear_board`) takes every pass and look, hundreds of refinements. So
+the steps are computed in bulk, with the same numbers as their plain forms (the ridge profiles
+of `lines.RidgeProfiles`, the comb grid's tooth sums and a heap walk over its candidates instead
+of a sort of all of them), and a search computes each step once per exact input (`_Memo`: the
+passes propose many lattices again).
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TypeVar
+from typing import Iterator, TypeVar
 
 import cv2
 import numpy as np
 
 from . import geometry as geo
 from .geometry import CheckedSettings
-from .lines import DEFAULT_RIDGE, RidgeConfig, line_width_px, measure, measure_both, ridge_response
+from .lines import DEFAULT_RIDGE, RidgeConfig, RidgeProfiles, centre_strengths, image_normals, line_width_px, measure
 from .observation import BoardPose
 
 
@@ -355,13 +363,13 @@ def _ridge_weight(gray: np.ndarray, segs: np.ndarray, cfg: SegmentConfig) -> np.
     u = np.c_[-d[:, 1], d[:, 0]]
     reach = cfg.ridge_reach_px
     half = reach + 3 * w + 1
-    o = np.arange(-half, half + 1, dtype=np.float64)
-    mx = (p[:, :, 0, None] + u[:, None, 0, None] * o).reshape(n * nt, -1).astype(np.float32)
-    my = (p[:, :, 1, None] + u[:, None, 1, None] * o).reshape(n * nt, -1).astype(np.float32)
-    prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    mid = half
-    r = np.maximum(ridge_response(prof, w, 1)[:, mid - reach: mid + reach + 1].max(axis=1),
-                   ridge_response(prof, w, -1)[:, mid - reach: mid + reach + 1].max(axis=1))
+    o = np.arange(-half, half + 1, dtype=np.float64)[:, None]
+    # one column a profile (positions x profiles): RidgeProfiles' layout
+    mx = (p[:, :, 0].reshape(1, -1) + np.repeat(u[:, 0], nt)[None, :] * o).astype(np.float32)
+    my = (p[:, :, 1].reshape(1, -1) + np.repeat(u[:, 1], nt)[None, :] * o).astype(np.float32)
+    rp = RidgeProfiles.from_maps(gray, mx, my, p.reshape(-1, 2), np.repeat(u, nt, axis=0), w, off_image=False)
+    # the window of +-reach px about the segment: valid rows 1 .. 2 reach + 1 (position = row + 3w)
+    r = np.maximum(rp.valid(1)[1:2 * reach + 2].max(axis=0), rp.valid(-1)[1:2 * reach + 2].max(axis=0))
     r = np.median(np.where(np.isfinite(r), r, 0.0).reshape(n, nt), axis=1)
     return np.clip(r / cfg.ridge_full_contrast, cfg.ridge_min_weight, 1.0)
 
@@ -432,7 +440,7 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (
     out: dict[int, list[Comb]] = {n: [] for n in teeth}
     if len(pos) < 3:
         return out
-    lo, hi = np.percentile(pos, cfg.span_percentile), np.percentile(pos, 100 - cfg.span_percentile)
+    lo, hi = np.percentile(pos, [cfg.span_percentile, 100 - cfg.span_percentile])
     span = hi - lo
     if span <= 0:
         return out
@@ -448,48 +456,123 @@ def _comb_candidates(pos: np.ndarray, wt: np.ndarray, teeth: tuple[int, ...] = (
         h = np.sqrt(h / (h.max() + 1e-12))
         return np.concatenate([h, np.zeros(2 * bins + 2)]).astype(np.float32)
 
-    def tooth_values(ext: np.ndarray, offs: np.ndarray, spacings: np.ndarray, n: int) -> np.ndarray:
-        t = offs[None, :, None] + spacings[:, None, None] * np.arange(n)[None, None, :]
-        ti = np.minimum(t.astype(np.int32), 3 * bins)
-        fr = (t - ti).astype(np.float32)
-        return ext[ti] * (1 - fr) + ext[ti + 1] * fr  # (spacings, offsets, n)
-
     # coarse: every spacing (2 % steps) and every other offset bin on a blurred histogram
     # (tolerates vanishing-point error; teeth rounded to whole bins, well inside the blur);
     # the fine pass below polishes to half a bin
     coarse = prep(cfg.coarse_blur_bins)
-    spacings = np.exp(np.arange(np.log(bins / cfg.max_spacings), np.log(bins / (min(teeth) - 1)), cfg.spacing_step))
-    offs = np.arange(0, bins, cfg.offset_step_bins)
-    steps = np.rint(spacings[:, None] * np.arange(n_max)[None, :]).astype(np.int32)   # (spacings, teeth)
-    ti = offs.astype(np.int32)[None, :, None] + steps[:, None, :]
-    vals = np.cumsum(coarse[np.minimum(ti, 3 * bins)], axis=2)
+    grid = _comb_grid(bins, cfg.max_spacings, cfg.spacing_step, cfg.offset_step_bins, min(teeth), n_max)
+    spacings, offs = grid.spacings, grid.offsets
+    # the n-tooth score of every (spacing, offset): its teeth's values added one tooth at a time,
+    # in float32 (the order of a running sum along the teeth)
+    tooth_sums: dict[int, np.ndarray] = {}
+    acc: np.ndarray | None = None
+    for t in range(n_max):
+        tooth = np.take(coarse, grid.tooth_bins[t])
+        acc = tooth if acc is None else acc + tooth
+        if t + 1 in teeth:
+            tooth_sums[t + 1] = acc
     fine = prep(cfg.fine_blur_bins)
-    npick = cfg.picks_per_spacing
     for n in teeth:
-        sc = vals[:, :, n - 1].copy()
-        sc[(offs[None, :] + spacings[:, None] * (n - 1) >= bins) | (spacings[:, None] > bins / (n - 1))] = -1
-        kbest = np.argpartition(-sc, npick, axis=1)[:, :npick]
-        # (offset, spacing, score) of every coarse candidate: thousands, so plain tuples here
-        cands = [(float(offs[k]), float(spacings[si]), float(sc[si, k]))
-                 for si in range(len(spacings)) for k in kbest[si] if sc[si, k] > 0]
-        cands.sort(key=lambda c: -c[2])
+        sc = tooth_sums[n].copy()
+        sc[grid.past_end(n)] = -1
         picked: list[Comb] = []
-        for o, s_, score in cands:
+        for o, s_, score in _best_first(sc, offs, spacings, cfg.picks_per_spacing):
             if all(abs(s_ - q.spacing) > cfg.same_spacing * q.spacing
                    or abs(o - q.offset) > cfg.same_offset * q.spacing for q in picked):
                 picked.append(Comb(o, s_, score))
             if len(picked) >= top:
                 break
-        # fine: polish each pick locally on a sharp histogram
-        r = cfg.polish_offset_bins
-        for c in picked:
-            ss = c.spacing * np.linspace(*cfg.polish_spacings, cfg.polish_spacing_steps)
-            oo = c.offset + np.arange(-r, r + 0.01, cfg.polish_offset_step_bins)
-            f = tooth_values(fine, oo, ss, n).sum(axis=2)
-            f[(oo[None, :] < 0) | (oo[None, :] + ss[:, None] * (n - 1) >= bins)] = -1
-            i, j = np.unravel_index(int(np.argmax(f)), f.shape)
-            out[n].append(Comb(float(oo[j]) / scale + lo, float(ss[i]) / scale, float(f[i, j])))
+        if not picked:
+            continue
+        # fine: polish each pick locally on a sharp histogram (all picks in one array pass)
+        spacing_steps, offset_steps = _polish_steps(cfg.polish_spacings, cfg.polish_spacing_steps,
+                                                    cfg.polish_offset_bins, cfg.polish_offset_step_bins)
+        ss = np.stack([c.spacing * spacing_steps for c in picked])
+        oo = np.stack([c.offset + offset_steps for c in picked])
+        t_ = oo[:, None, :, None] + ss[:, :, None, None] * np.arange(n)[None, None, None, :]
+        ti = np.minimum(t_.astype(np.int32), 3 * bins)
+        fr = (t_ - ti).astype(np.float32)
+        f = (fine[ti] * (1 - fr) + fine[ti + 1] * fr).sum(axis=3)    # (picks, spacings, offsets)
+        f[(oo[:, None, :] < 0) | (oo[:, None, :] + ss[:, :, None] * (n - 1) >= bins)] = -1
+        for q in range(len(picked)):
+            i, j = np.unravel_index(int(np.argmax(f[q])), f[q].shape)
+            out[n].append(Comb(float(oo[q, j]) / scale + lo, float(ss[q, i]) / scale, float(f[q, i, j])))
     return out
+
+
+@dataclass(frozen=True, eq=False)   # (hashed by identity: one per settings, cached)
+class _CombGrid:
+    """The coarse comb grid of `_comb_candidates` for one set of settings: spacings (bins, 2 %
+    steps), offsets (bins) and, per tooth, the histogram bin each (spacing, offset) puts it in."""
+
+    bins: int
+    spacings: np.ndarray    # (S,)
+    offsets: np.ndarray     # (O,)
+    tooth_bins: tuple[np.ndarray, ...]   # per tooth t: (S, O) bin indices (int64, past the end: the zero padding)
+
+    def past_end(self, n: int) -> np.ndarray:
+        """(S, O): the n-tooth combs whose last tooth falls past the histogram, or whose spacing
+        leaves no room for n teeth."""
+        return _comb_past_end(self, n)
+
+
+@lru_cache(maxsize=16)
+def _comb_grid(bins: int, max_spacings: float, spacing_step: float, offset_step: float, min_teeth: int,
+               n_max: int) -> _CombGrid:
+    """The coarse comb grid (cached: a search combs hundreds of times with the same settings)."""
+    spacings = np.exp(np.arange(np.log(bins / max_spacings), np.log(bins / (min_teeth - 1)), spacing_step))
+    offs = np.arange(0, bins, offset_step)
+    steps = np.rint(spacings[:, None] * np.arange(n_max)[None, :]).astype(np.int32)   # (spacings, teeth)
+    ti = offs.astype(np.int32)[None, :, None] + steps[:, None, :]
+    idx = np.minimum(ti, 3 * bins).astype(np.int64)
+    teeth = tuple(np.ascontiguousarray(idx[:, :, t]) for t in range(n_max))
+    for a in (spacings, offs) + teeth:
+        a.setflags(write=False)
+    return _CombGrid(bins, spacings, offs, teeth)
+
+
+@lru_cache(maxsize=32)
+def _comb_past_end(grid: _CombGrid, n: int) -> np.ndarray:
+    out = (grid.offsets[None, :] + grid.spacings[:, None] * (n - 1) >= grid.bins) | \
+        (grid.spacings[:, None] > grid.bins / (n - 1))
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _polish_steps(spacings: tuple[float, float], spacing_steps: int, offset_bins: float,
+                  offset_step: float) -> tuple[np.ndarray, np.ndarray]:
+    """The polish's grid about a coarse comb: spacing factors and offset shifts (bins)."""
+    out = (np.linspace(*spacings, spacing_steps), np.arange(-offset_bins, offset_bins + 0.01, offset_step))
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+def _best_first(sc: np.ndarray, offs: np.ndarray, spacings: np.ndarray,
+                npick: int) -> Iterator[tuple[float, float, float]]:
+    """The coarse comb candidates (offset, spacing, score) best first: of each spacing (row of
+    `sc`) the `npick` best offsets (np.argpartition's), those scoring above 0; equal scores in
+    row order, then in argpartition's order. The caller takes only the first few, so rows are
+    partitioned only as the walk reaches their best score (a heap merge), not all of them."""
+    rowmax = sc.max(axis=1)
+    rows = [int(i) for i in np.argsort(-rowmax, kind="stable") if rowmax[i] > 0]
+    heap: list[tuple[float, int, int, int]] = []   # (-score, row, place among its picks, offset index)
+    nxt = 0
+    while True:
+        # open every row whose best could come before (or tie with) the best waiting candidate
+        while nxt < len(rows) and (not heap or float(rowmax[rows[nxt]]) >= -heap[0][0]):
+            si = rows[nxt]
+            nxt += 1
+            row = sc[si]
+            for j, k in enumerate(np.argpartition(-row, npick)[:npick].tolist()):
+                v = float(row[k])
+                if v > 0:
+                    heapq.heappush(heap, (-v, si, j, k))
+        if not heap:
+            return
+        neg, si, _, k = heapq.heappop(heap)
+        yield float(offs[k]), float(spacings[si]), -neg
 
 
 # ----------------------------------------------------------------------------- verification
@@ -505,6 +588,7 @@ def _lattice_score(sup: _Num, lines_ok: _Num, river_line: _Num, ext_line: _Num, 
     return sup * lines_ok ** 2 * (1.0 - cfg.river_penalty * river_line) - cfg.extension_penalty * ext_line
 
 
+@lru_cache(maxsize=8)
 def _verify_samples(coarse: bool, cfg: VerifyConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """Samples of a lattice test: (points, normals, line ids of the first n1, n1, n2).
 
@@ -516,7 +600,10 @@ def _verify_samples(coarse: bool, cfg: VerifyConfig) -> tuple[np.ndarray, np.nda
     rpts, rnrm, _ = geo.lattice_segments(step=step, lo=cfg.sample_lo, hi=cfg.sample_hi, include_river=True)
     ext, enrm = _extension_samples(cfg.extension_reach)
     n1, n2 = len(pts), len(pts) + len(rpts)
-    return np.concatenate([pts, rpts, ext]), np.concatenate([nrm, rnrm, enrm]), ids, n1, n2
+    allp, alln = np.concatenate([pts, rpts, ext]), np.concatenate([nrm, rnrm, enrm])
+    for a in (allp, alln):
+        a.setflags(write=False)   # (cached: shared by every test of a lattice)
+    return allp, alln, ids, n1, n2
 
 
 def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None, coarse: bool = False,
@@ -538,8 +625,8 @@ def _verify(gray: np.ndarray, h: np.ndarray, polarity: int | None = None, coarse
     best = NOT_JUDGED
     thr = cfg.line_contrast
     pols = (1, -1) if polarity is None else (polarity,)
-    for pol, m in zip(pols, measure_both(gray, h, allp, alln, tol, w, pols, thr, tol, config.ridge)):
-        hit_all = m.centre_strength >= thr
+    for pol, cs in zip(pols, centre_strengths(gray, h, allp, alln, tol, w, pols, tol, config.ridge)):
+        hit_all = cs >= thr
         hit = hit_all[:n1]
         sup = float(np.mean(hit))
         # every one of the 19 lines must show somewhere: an extrapolated, empty line is the
@@ -565,7 +652,6 @@ def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray],
     cfg = config.verify
     out = [NOT_JUDGED] * len(hs)
     allp, alln, ids, n1, n2 = _verify_samples(True, cfg)
-    tan = np.c_[alln[:, 1], -alln[:, 0]]
     cnt_line = np.maximum(np.bincount(ids, minlength=19), 1)
     groups: dict[int, list[tuple[int, np.ndarray, int]]] = {}  # line width -> (index, h, centre window)
     for k, h in enumerate(hs):
@@ -575,34 +661,41 @@ def _verify_coarse_many(gray: np.ndarray, hs: list[np.ndarray],
         groups.setdefault(line_width_px(sp, config.ridge), []).append(
             (k, h, int(np.ceil(max(cfg.min_tol_px, cfg.coarse_tol_frac * sp)))))
     for w, members in groups.items():
-        half = max(t for _, _, t in members) + 3 * w + 1
-        s_ = np.arange(-half, half + 1, dtype=np.float64)
-        mxs, mys = [], []
-        for _, h, _ in members:
-            c = geo.apply_h(h, allp)
-            d = geo.apply_h(h, allp + config.ridge.direction_step * tan) - c
-            d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
-            mxs.append(c[:, 0:1] - d[:, 1:2] * s_[None, :])
-            mys.append(c[:, 1:2] + d[:, 0:1] * s_[None, :])
-        mx = np.concatenate(mxs).astype(np.float32)
-        my = np.concatenate(mys).astype(np.float32)
-        prof = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        hgt, wid = gray.shape[:2]
-        prof[(mx < 0) | (my < 0) | (mx > wid - 1) | (my > hgt - 1)] = np.nan
+        t_max = max(t for _, _, t in members)
+        half = t_max + 3 * w + 1
+        normals = [image_normals(h, allp, alln, config.ridge) for _, h, _ in members]
+        c = np.concatenate([cn for cn, _ in normals])
+        u = np.concatenate([un for _, un in normals])
+        s_ = np.arange(-half, half + 1, dtype=np.float64)[:, None]
+        mx = (c[None, :, 0] + u[None, :, 0] * s_).astype(np.float32)   # positions x samples of all members
+        my = (c[None, :, 1] + u[None, :, 1] * s_).astype(np.float32)
+        rp = RidgeProfiles.from_maps(gray, mx, my, c, u, w)
         m = len(allp)
+        windows = np.array([t for _, _, t in members])
         for pol in (1, -1):
-            resp = ridge_response(prof, w, pol)
-            for j, (k, _, t) in enumerate(members):
-                cs = resp[j * m:(j + 1) * m, half - t: half + t + 1].max(axis=1)
-                hit_all = cs >= cfg.line_contrast  # (-inf where the profile left the image)
-                hit = hit_all[:n1]
-                sup = float(np.mean(hit))
-                per_line = np.bincount(ids, weights=hit, minlength=19) / cnt_line
-                lines_ok = float(np.mean(per_line >= cfg.line_present))
-                river_line = float(np.mean(hit_all[n1:n2]))
-                score = _lattice_score(sup, lines_ok, river_line, float(np.mean(hit_all[n2:])), cfg)
-                if score > out[k].score:
-                    out[k] = Verification(score, pol, sup, 1.0 - river_line)
+            resp = rp.valid(pol)   # row i: profile position i + 3w, so the centre half is row t_max + 1
+            hit_all = np.empty((len(members), m), dtype=bool)   # (-inf where the profile left the image: no hit)
+            for t in np.unique(windows).tolist():
+                js = np.flatnonzero(windows == t)
+                cs = resp[t_max + 1 - t: t_max + 2 + t].max(axis=0).reshape(len(members), m)
+                hit_all[js] = cs[js] >= cfg.line_contrast
+            # every member's score at once (counts of hits: the same sums in any order)
+            hit = hit_all[:, :n1]
+            sup = hit.mean(axis=1)
+            per_line = (hit.astype(np.float64) @ _line_one_hot(ids)) / cnt_line
+            lines_ok = (per_line >= cfg.line_present).mean(axis=1)
+            river_line = hit_all[:, n1:n2].mean(axis=1)
+            score = _lattice_score(sup, lines_ok, river_line, hit_all[:, n2:].mean(axis=1), cfg)
+            for j, (k, _, _) in enumerate(members):
+                if score[j] > out[k].score:
+                    out[k] = Verification(float(score[j]), pol, float(sup[j]), 1.0 - float(river_line[j]))
+    return out
+
+
+def _line_one_hot(ids: np.ndarray) -> np.ndarray:
+    """(N, 19) float64: sample i belongs to line ids[i] (hit counts per line as one product)."""
+    out = np.zeros((len(ids), 19))
+    out[np.arange(len(ids)), ids] = 1.0
     return out
 
 
@@ -681,7 +774,8 @@ def refine(gray: np.ndarray, h: np.ndarray, polarity: int, stage: RefinePass,
 def _both_directions(ids: np.ndarray, axis: np.ndarray, sel: np.ndarray, min_lines: int) -> bool:
     """True when the selected samples lie on at least `min_lines` distinct lines of each direction
     (what a homography fit to lattice lines needs)."""
-    return len(np.unique(ids[sel & (axis == 0)])) >= min_lines and len(np.unique(ids[sel & (axis == 1)])) >= min_lines
+    return (int(np.count_nonzero(np.bincount(ids[sel & (axis == 0)], minlength=1))) >= min_lines
+            and int(np.count_nonzero(np.bincount(ids[sel & (axis == 1)], minlength=1))) >= min_lines)
 
 
 # ----------------------------------------------------------------------------- orientation
@@ -777,8 +871,10 @@ def _angle_pairs(ang: np.ndarray, length: np.ndarray, cfg: FamilyConfig) -> list
 
 
 def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.ndarray, ...] = (),
-            config: LocateConfig = DEFAULT_LOCATE) -> LatticeCandidate | None:
-    """Best lattice (H board -> gray) from the line segments of one look, or None."""
+            config: LocateConfig = DEFAULT_LOCATE, memo: "_Memo | None" = None) -> LatticeCandidate | None:
+    """Best lattice (H board -> gray) from the line segments of one look, or None. `memo`: the
+    image's step results so far (one find_lattice call's looks share them)."""
+    memo = _Memo() if memo is None else memo
     cfg = config.search
     gh, gw = gray.shape
     segs = _segments(gray, look, config.segments)
@@ -821,7 +917,7 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     families: dict[float, dict[int, LineFamily | None]] = {}   # per band: the families found in it
     for k, pass_cfg in enumerate(passes):
         vp_cache = families.setdefault(pass_cfg.families.member_band_deg, {})
-        got = _search_pass(gray, segments, pairs, norm, rng, vp_cache, exclude, pass_cfg)
+        got = _search_pass(gray, segments, pairs, norm, rng, vp_cache, exclude, pass_cfg, memo)
         if k == 0:
             first = best = got
         else:
@@ -847,24 +943,25 @@ def kept_over_first(first: LatticeCandidate | None, best: LatticeCandidate | Non
 
 def _search_pass(gray: np.ndarray, segments: "_Segments", pairs: list[AnglePair], norm: np.ndarray,
                  rng: np.random.Generator, vp_cache: dict[int, LineFamily | None],
-                 exclude: tuple[np.ndarray, ...], config: LocateConfig) -> LatticeCandidate | None:
+                 exclude: tuple[np.ndarray, ...], config: LocateConfig, memo: "_Memo") -> LatticeCandidate | None:
     """The best lattice of one pass over the angle-peak pairs, its families' members taken from
     `config.families.member_band_deg` about each peak (`vp_cache`: the families already found
     with that band, by peak); the first clear board ends the pass."""
     best: LatticeCandidate | None = None
     for pair in pairs:
+        pc = _pair_combs(segments, pair, rng, vp_cache, config)
         # the combs over all of each family's lines first; combed within each other's stretch
         # only when those find no clear board (a patterned floor or table around the board)
         for windowed in (False, True):
-            hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(segments, pair, rng, vp_cache, config, windowed)]
-            best = _judged(gray, hbs, best, exclude, config)
+            hbs = [np.linalg.inv(norm) @ hyp for hyp in _hypotheses(pc, config, windowed)]
+            best = _judged(gray, hbs, best, exclude, config, memo)
             if best is not None and best.score > config.search.clear_board:
                 return best
     return best
 
 
 def _judged(gray: np.ndarray, hbs: list[np.ndarray], best: LatticeCandidate | None,
-            exclude: tuple[np.ndarray, ...], config: LocateConfig) -> LatticeCandidate | None:
+            exclude: tuple[np.ndarray, ...], config: LocateConfig, memo: "_Memo") -> LatticeCandidate | None:
     """The better of `best` and the best of the lattice hypotheses `hbs` (board -> gray), judged."""
     cfg = config.search
     # cheap, tolerant first look at every hypothesis (the comb only knows the lattice
@@ -878,22 +975,62 @@ def _judged(gray: np.ndarray, hbs: list[np.ndarray], best: LatticeCandidate | No
     # already looks like a board, only close runners-up are)
     keep = cfg.keep_close if rough and rough[0].score >= cfg.rough_board_like else cfg.keep_far
     for r in [r for r in rough[:cfg.refined] if r.score >= keep * rough[0].score]:
-        hb, _ = refine(gray, r.homography, r.polarity, cfg.rough, config=config)
-        v = _verify(gray, hb, r.polarity, config=config)
+        hb, _ = memo.refine(gray, r.homography, r.polarity, cfg.rough, config=config)
+        v = memo.verify(gray, hb, r.polarity, config)
         refined.append(LatticeCandidate(v.score, hb, r.polarity, v.support))
     refined.sort(key=lambda r: -r.score)
     # the geometry of the best ones is now right; find which 9x10 window of lines it is
     for r in refined[:cfg.judged]:
-        hb, _ = refine(gray, r.homography, r.polarity, cfg.strict, config=config)
-        hb = _window_search(gray, hb, r.polarity, exclude=exclude, config=config)
+        hb, _ = memo.refine(gray, r.homography, r.polarity, cfg.strict, config=config)
+        hb = memo.window_search(gray, hb, r.polarity, exclude, config)
         if any(same_lattice(hb, e) for e in exclude):
             continue
-        v = _verify(gray, hb, r.polarity, config=config)
+        v = memo.verify(gray, hb, r.polarity, config)
         if best is None or v.score > best.score:
             best = LatticeCandidate(v.score, hb, r.polarity, v.support)
         if v.score > cfg.clear_board:  # clearly a board: no need to look at the runner-up
             break
     return best
+
+
+class _Memo:
+    """The search's costly steps on one image, by their exact inputs, computed once.
+
+    The passes of a search (and the looks of one find_lattice call) propose many of the same
+    lattices again: the same comb pair from another band, a rough candidate whose refinement
+    lands where another's did. A step's result depends only on its inputs (the image, the
+    homography's exact numbers, the polarity, the settings), so a second proposal is answered
+    from here and the search's choices are unchanged. Kept for one find_lattice call only."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[object, ...], object] = {}
+
+    def refine(self, gray: np.ndarray, h: np.ndarray, polarity: int, stage: RefinePass,
+               exclude: tuple[int, ...] = (), config: LocateConfig = DEFAULT_LOCATE) -> tuple[np.ndarray, float]:
+        """`refine`, once per input."""
+        key = ("refine", id(gray), h.tobytes(), polarity, stage, exclude, config.refine, config.verify, config.ridge)
+        got = self._done.get(key)
+        if got is None:
+            got = self._done[key] = refine(gray, h, polarity, stage, exclude, config)
+        return got  # type: ignore[return-value]
+
+    def verify(self, gray: np.ndarray, h: np.ndarray, polarity: int, config: LocateConfig) -> "Verification":
+        """`_verify` of one polarity, once per input."""
+        key = ("verify", id(gray), h.tobytes(), polarity, config.verify, config.ridge)
+        got = self._done.get(key)
+        if got is None:
+            got = self._done[key] = _verify(gray, h, polarity, config=config)
+        return got  # type: ignore[return-value]
+
+    def window_search(self, gray: np.ndarray, h: np.ndarray, polarity: int, exclude: tuple[np.ndarray, ...],
+                      config: LocateConfig) -> np.ndarray:
+        """`_window_search`, once per input."""
+        key = ("window", id(gray), h.tobytes(), polarity, tuple(e.tobytes() for e in exclude), config.window,
+               config.verify, config.refine, config.ridge)
+        got = self._done.get(key)
+        if got is None:
+            got = self._done[key] = _window_search(gray, h, polarity, exclude, config, self)
+        return got  # type: ignore[return-value]
 
 
 def _reduce(gray: np.ndarray, f: float) -> np.ndarray:
@@ -944,6 +1081,7 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
     excl = tuple(down @ e for e in exclude)
     best: LatticeCandidate | None = None  # best search result that passed
     fit: LatticeFit | None = None         # ... and its final fit
+    memo = _Memo()                        # the looks' step results on this image, shared
     why = "no 9x10 lattice of lines in the image"
     # segments at a modest resolution and light smoothing first (LSD is the costliest step);
     # finer, with LSD's default smoothing, only if needed; coarser as a last resort when
@@ -961,15 +1099,15 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
                 break
         if k == _COARSE and (fit is not None or look.max_px >= max(gray.shape)):
             break  # the coarse look only rescues what would otherwise be "no board"
-        got = _search(gray, look, rng_seed, excl, config)
+        got = _search(gray, look, rng_seed, excl, config, memo)
         # (compared with the best that passed: one refused in this look's place may hide a
         # real board another look finds with a lower score)
         if got is None or got.score < config.min_search_score or (best is not None and got.score <= best.score):
             continue
-        done, why_not = _finish(gray, gray_full, f, got, config)
+        done, why_not = _finish(gray, gray_full, f, got, config, memo)
         if done is not None:
             if got.runner_up is not None:
-                done.runner_up, _ = _finish(gray, gray_full, f, got.runner_up, config)
+                done.runner_up, _ = _finish(gray, gray_full, f, got.runner_up, config, memo)
             fit, best = done, got
         else:
             why = why_not
@@ -979,13 +1117,14 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
 
 
 def _finish(gray: np.ndarray, gray_full: np.ndarray, f: float, found: LatticeCandidate,
-            config: LocateConfig = DEFAULT_LOCATE) -> tuple[LatticeFit | None, str]:
+            config: LocateConfig = DEFAULT_LOCATE, memo: "_Memo | None" = None) -> tuple[LatticeFit | None, str]:
     """Last checks and full-resolution refinement of a search result: (fit or None, why not)."""
+    memo = _Memo() if memo is None else memo
     hb, pol, sup = found.homography, found.polarity, found.support
     if found.score < config.edge.below_score:  # a clear fit has no stretched edge line to undo
-        hb2 = _edge_line_check(gray, hb, pol, config)
+        hb2 = _edge_line_check(gray, hb, pol, config, memo)
         if hb2 is not hb:
-            hb, sup = hb2, _verify(gray, hb2, pol, config=config).support
+            hb, sup = hb2, memo.verify(gray, hb2, pol, config).support
     # textures (wallpaper, cloth, tiles) can line up with a lattice here and there; a real
     # board shows most of its line segments even with pieces and a hand on it, and at full
     # resolution as well as at the working one (a wrong lattice can pass in the blur)
@@ -994,8 +1133,8 @@ def _finish(gray: np.ndarray, gray_full: np.ndarray, f: float, found: LatticeCan
     up = np.diag([1.0 / f, 1.0 / f, 1.0])
     hf = up @ hb
     if f < 1:
-        hf, _ = refine(gray_full, hf, pol, config.full_res, config=config)
-    v = _verify(gray_full, hf, pol, config=config)
+        hf, _ = memo.refine(gray_full, hf, pol, config.full_res, config=config)
+    v = memo.verify(gray_full, hf, pol, config)
     if v.support < config.min_support:
         return None, f"the best lattice candidate shows only {v.support:.0%} of its lines at full resolution"
     return LatticeFit(homography=hf / hf[2, 2], support=v.support, river_clear=v.river_clear,
@@ -1030,8 +1169,28 @@ def _window_scores(a_lines: np.ndarray, a_segs: np.ndarray, cfg: VerifyConfig = 
     return _lattice_score(sup, lines_ok, river.mean(axis=2), ext_line, cfg)
 
 
+@lru_cache(maxsize=4)
+def _window_samples(reach: int, places: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points and normals of `_window_search`'s extended grid (lattice lines from -reach to
+    8 + reach and 9 + reach): first every file-direction line's unit segments, then every rank line's."""
+    pts_l: list[tuple[float, float]] = []
+    nrm_l: list[tuple[float, float]] = []
+    for i in range(-reach, 8 + reach + 1):          # lines x = i, segments y in [j, j+1]
+        for j in range(-reach, 9 + reach):
+            for t in places:
+                pts_l.append((i, j + t)); nrm_l.append((1.0, 0.0))
+    for j in range(-reach, 9 + reach + 1):          # lines y = j, segments x in [i, i+1]
+        for i in range(-reach, 8 + reach):
+            for t in places:
+                pts_l.append((i + t, j)); nrm_l.append((0.0, 1.0))
+    out = (np.array(pts_l, float), np.array(nrm_l, float))
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
 def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, exclude: tuple[np.ndarray, ...] = (),
-                   config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
+                   config: LocateConfig = DEFAULT_LOCATE, memo: "_Memo | None" = None) -> np.ndarray:
     """Slide a 9x10 window over the refined lattice extended by a few lines, both ways round.
 
     Once refined on the visible lines, spacing and perspective are right even when the lattice
@@ -1041,24 +1200,13 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, exclude: tuple[np.
     between the inner files, blank continuations past the edges.
     """
     reach, fr, ver = config.window.reach, config.window.places, config.verify
-    lo_x, hi_x = -reach, 8 + reach
-    lo_y, hi_y = -reach, 9 + reach
-    nx, ny = hi_x - lo_x + 1, hi_y - lo_y + 1
-    pts_l: list[tuple[float, float]] = []
-    nrm_l: list[tuple[float, float]] = []
-    for i in range(lo_x, hi_x + 1):          # lines x = i, segments y in [j, j+1]
-        for j in range(lo_y, hi_y):
-            for t in fr:
-                pts_l.append((i, j + t)); nrm_l.append((1.0, 0.0))
-    for j in range(lo_y, hi_y + 1):          # lines y = j, segments x in [i, i+1]
-        for i in range(lo_x, hi_x):
-            for t in fr:
-                pts_l.append((i + t, j)); nrm_l.append((0.0, 1.0))
-    pts, nrm = np.array(pts_l, float), np.array(nrm_l, float)
+    lo_x, lo_y = -reach, -reach
+    nx, ny = 9 + 2 * reach, 10 + 2 * reach
+    pts, nrm = _window_samples(reach, fr)
     sp = geo.point_spacing_px(h)
     tol = max(ver.min_tol_px, ver.tol_frac * sp)
-    m = measure(gray, h, pts, nrm, tol, line_width_px(sp, config.ridge), pol, ver.line_contrast, tol, config.ridge)
-    hit = (m.centre_strength >= ver.line_contrast).astype(np.float64)
+    cs = centre_strengths(gray, h, pts, nrm, tol, line_width_px(sp, config.ridge), (pol,), tol, config.ridge)[0]
+    hit = (cs >= ver.line_contrast).astype(np.float64)
     n_v = nx * (ny - 1) * len(fr)
     vx = hit[:n_v].reshape(nx, ny - 1, len(fr)).mean(axis=2)   # [x line, y segment]
     hy = hit[n_v:].reshape(ny, nx - 1, len(fr)).mean(axis=2)   # [y line, x segment]
@@ -1082,11 +1230,13 @@ def _window_search(gray: np.ndarray, h: np.ndarray, pol: int, exclude: tuple[np.
         hb = h @ shift
         break
     if hb is not h:
-        hb, _ = refine(gray, hb, pol, config.window.refine, config=config)
+        hb, _ = (refine(gray, hb, pol, config.window.refine, config=config) if memo is None
+                 else memo.refine(gray, hb, pol, config.window.refine, config=config))
     return hb
 
 
-def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int, config: LocateConfig = DEFAULT_LOCATE) -> np.ndarray:
+def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int, config: LocateConfig = DEFAULT_LOCATE,
+                     memo: "_Memo | None" = None) -> np.ndarray:
     """Refit without each edge line in turn; keep a variant the image likes better.
 
     A board's frame often runs a fraction of a spacing outside its edge line; when the edge
@@ -1117,11 +1267,12 @@ def _edge_line_check(gray: np.ndarray, h: np.ndarray, pol: int, config: LocateCo
             suspects.append(edge)
     if not suspects:
         return h
-    best_s, best_h = _verify(gray, h, pol, config=config).score, h
+    memo = _Memo() if memo is None else memo
+    best_s, best_h = memo.verify(gray, h, pol, config).score, h
     for edge in suspects:
-        hh, _ = refine(gray, h, pol, cfg.refit, exclude=(edge,), config=config)
-        hh, _ = refine(gray, hh, pol, cfg.polish, config=config)
-        sc = _verify(gray, hh, pol, config=config).score
+        hh, _ = memo.refine(gray, h, pol, cfg.refit, exclude=(edge,), config=config)
+        hh, _ = memo.refine(gray, hh, pol, cfg.polish, config=config)
+        sc = memo.verify(gray, hh, pol, config).score
         if sc > best_s + cfg.min_gain:
             best_s, best_h = sc, hh
     return best_h
@@ -1153,35 +1304,50 @@ def _family(sg: _Segments, p: int, rng: np.random.Generator, cache: dict[int, Li
     return cache[p]
 
 
-def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache: dict[int, LineFamily | None],
-                config: LocateConfig = DEFAULT_LOCATE, windowed: bool = False) -> list[np.ndarray]:
-    """Lattice homographies (board -> normalised image) from two angle peaks: each family's best
-    combs over all its lines, or (`windowed`) each family combed again within the stretch one of
-    the other family's combs spans."""
+@dataclass(frozen=True)
+class _PairCombs:
+    """Two angle peaks' families seen with perspective undone (family 1 horizontal, family 2
+    vertical), and each family's best combs over all its lines: what `_hypotheses` builds on."""
+
+    rinv: np.ndarray       # rectified (normalised) -> normalised image
+    pos1: np.ndarray       # family 1's line positions (rectified y)
+    pos2: np.ndarray       # family 2's (rectified x)
+    ext1: np.ndarray       # (N1, 2) each family-1 segment's two ends along its line (rectified x)
+    ext2: np.ndarray       # (N2, 2) ... family 2's (rectified y)
+    rwt1: np.ndarray       # the segments' line-likeness
+    rwt2: np.ndarray
+    combs1: dict[int, list[Comb]]
+    combs2: dict[int, list[Comb]]
+
+
+def _pair_combs(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache: dict[int, LineFamily | None],
+                config: LocateConfig = DEFAULT_LOCATE) -> _PairCombs | None:
+    """Rectify two angle peaks' families and comb each over all its lines; None when the two do
+    not make a lattice's pair of families (a peak without a family, a horizon through the image)."""
     cfg = config.families
     fams = []
     for p in (pair.a_deg, pair.b_deg):
         fam = _family(sg, p, rng, cache, cfg)
         if fam is None:
-            return []
+            return None
         fams.append(fam)
     segs_n = sg.segs_n
     v1, i1 = fams[0].vanishing_point, fams[0].members
     v2, i2 = fams[1].vanishing_point, fams[1].members
     hz = np.cross(v1, v2)
     if abs(hz[2]) < 1e-9:
-        return []
+        return None
     hp = np.array([[1, 0, 0], [0, 1, 0], [hz[0] / hz[2], hz[1] / hz[2], 1.0]])
     # all of the image must be on one side of the horizon
     corners = np.array([[-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
     sgn = np.sign(corners @ hz)
     if not (np.all(sgn > 0) or np.all(sgn < 0)):
-        return []
+        return None
     d1 = (hp @ v1)[:2]
     d2 = (hp @ v2)[:2]
     m = np.c_[d1, d2]
     if abs(np.linalg.det(m)) < 1e-12:
-        return []
+        return None
     a = np.eye(3)
     a[:2, :2] = np.linalg.inv(m)
     r = a @ hp  # family 1 -> horizontal lines (constant y), family 2 -> vertical (constant x)
@@ -1199,25 +1365,36 @@ def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache:
     # weights: rectified length, but capped relative to the median so one table edge can't dominate
     len1 = np.minimum(len1, cfg.weight_cap * np.median(len1) + 1e-12)
     len2 = np.minimum(len2, cfg.weight_cap * np.median(len2) + 1e-12)
-    rinv = np.linalg.inv(r)
     top = cfg.combs_per_count
     combs1 = _comb_candidates(pos1, len1, (9, 10), top=top, cfg=config.comb)  # y positions (family 1 horizontal)
     combs2 = _comb_candidates(pos2, len2, (9, 10), top=top, cfg=config.comb)  # x positions
+    return _PairCombs(np.linalg.inv(r), pos1, pos2, np.c_[a1[:, 0], b1[:, 0]], np.c_[a2[:, 1], b2[:, 1]],
+                      sg.rwt[i1], sg.rwt[i2], combs1, combs2)
+
+
+def _hypotheses(pc: _PairCombs | None, config: LocateConfig = DEFAULT_LOCATE, windowed: bool = False) -> list[np.ndarray]:
+    """Lattice homographies (board -> normalised image) from two angle peaks' combs (`_pair_combs`):
+    each family's best combs over all its lines, or (`windowed`) each family combed again within
+    the stretch one of the other family's combs spans."""
+    if pc is None:
+        return []
+    cfg = config.families
+    top = cfg.combs_per_count
+    combs1, combs2 = pc.combs1, pc.combs2
     pairs = [] if windowed else [(c1, c2, n2) for n1, n2 in ((10, 9), (9, 10)) for c1 in combs1[n1] for c2 in combs2[n2]]
     # each family's combs again on the stretch of its lines that one of the other family's combs
     # spans: a patterned floor or table (tiles, a check) runs its own lines across the whole image,
     # the board's stop at its edges (held-back 9258 of stop 39, moved to tuning: floor tiles parallel
     # to the board, their long lines combed at 2.4 board spacings; the board's ranks, broken by
     # the discs, made no comb of their own, and the lock held a lattice of tiles for 15 s)
-    ext1, ext2 = np.c_[a1[:, 0], b1[:, 0]], np.c_[a2[:, 1], b2[:, 1]]
     for n1, n2 in (((10, 9), (9, 10)) if windowed else ()):
         for c2 in combs2[n2]:
-            w1 = _within(ext1, _comb_span(c2, n2, cfg.window_margin)) * sg.rwt[i1]
-            for c1 in _comb_candidates(pos1, w1, (n1,), top=top, cfg=config.comb)[n1]:
+            w1 = _within(pc.ext1, _comb_span(c2, n2, cfg.window_margin)) * pc.rwt1
+            for c1 in _comb_candidates(pc.pos1, w1, (n1,), top=top, cfg=config.comb)[n1]:
                 pairs.append((c1, c2, n2))
         for c1 in combs1[n1]:
-            w2 = _within(ext2, _comb_span(c1, n1, cfg.window_margin)) * sg.rwt[i2]
-            for c2 in _comb_candidates(pos2, w2, (n2,), top=top, cfg=config.comb)[n2]:
+            w2 = _within(pc.ext2, _comb_span(c1, n1, cfg.window_margin)) * pc.rwt2
+            for c2 in _comb_candidates(pc.pos2, w2, (n2,), top=top, cfg=config.comb)[n2]:
                 pairs.append((c1, c2, n2))
     out = []
     for c1, c2, n2 in pairs:
@@ -1226,7 +1403,7 @@ def _hypotheses(sg: _Segments, pair: AnglePair, rng: np.random.Generator, cache:
             lat = np.array([[s2, 0, o2], [0, s1, o1], [0, 0, 1]])
         else:  # family 1 (y positions) are files: board x -> rect y
             lat = np.array([[0, s2, o2], [s1, 0, o1], [0, 0, 1]])
-        out.append(rinv @ lat)
+        out.append(pc.rinv @ lat)
     return out
 
 

@@ -7,17 +7,23 @@ Points under a hand keep their last reading and are flagged `occluded`; the trac
 """
 from __future__ import annotations
 
+import time
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from . import geometry as geo
+from .anchor import AnchorProposal, AnchorResult, AnchorWatch, board_ids, propose_anchor
+from .config import DEFAULT_READER, AnchorConfig, LockDoubtConfig, ReaderConfig
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
-from .locate import BoardNotFoundError, LatticeFit, find_lattice, orient, red_halves, red_score, same_lattice
+from .locate import BoardNotFoundError, _verify, find_lattice, orient, red_halves, red_score, same_lattice
 from .looks import disc_looks
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
+from .search_worker import SearchWorker, Timed
 from .start_orientation import StartOrientation, start_orientation
 
 if TYPE_CHECKING:
@@ -207,118 +213,6 @@ def _shared_classify(model_path: str | None, profile: "PieceSetProfile | None") 
     return _SHARED[key]
 
 
-@dataclass(frozen=True)
-class AnchorConfig:
-    """How far BoardReader.anchor looks for a lattice that fits a known position.
-
-    A steep camera can lock the lattice one line off (the board's edge taken for a line): every
-    point is then read from its neighbour. `max_shift` (points) is how far off it may be;
-    `min_gain_nats` is how much more likely (log-likelihood over the 90 points) the known position
-    must be under the shifted lattice than under the current one before it is moved: a real
-    change on the board (a knocked piece) moves a few points' likelihood, never the whole board's.
-    A lattice found wrong in its spacing too (a steep view, lines of disc rims taken for the
-    lattice) is not mended by a shift: when even the best shift leaves the known position read
-    on fewer than `explained_share` of the points, up to `fresh_lattices` other lattices are
-    searched for in the frame (the finder's next best, the ones tried before passed over) and
-    each is shifted and turned the same way; the most likely of all wins."""
-
-    max_shift: int = 1
-    min_gain_nats: float = 40.0
-    explained_share: float = 0.9     # of the 90 points read as the known position says
-    fresh_lattices: int = 4
-
-
-@dataclass(frozen=True)
-class LockDoubtConfig:
-    """When a found lattice is doubted, and how it is checked again.
-
-    A noisy or low-contrast frame can hide the true lattice from the search while a wrong one
-    (a line off, a wrong spacing) still passes with a weak score; the lock then holds that wrong
-    lattice for as long as the camera stays still, and its points lie between the real ones, so
-    the board never reads as anything and the hand detector takes half of it for a hand at
-    rest. A lock found with a lattice score below `doubt_below` is searched again (its own
-    lattice excluded) `recheck_s` seconds of video time later, then at doubling intervals up to
-    `max_recheck_s`; a lattice scoring `better_by` more on the same frame than the locked one
-    replaces it, unless it reads more than `fewer_pieces_slack` fewer pieces surely or lies within
-    `same_within` spacings of the lock (the lock found again). The doubt ends when the locked
-    lattice itself scores `doubt_below` or more.
-
-    A lock that followed a slide of the lattice (the camera knocked) is searched again too, on the
-    first quiet frame `after_slide_s` after the last slide (or `after_slide_max_s` after it, quiet
-    or not): the one fit from a wide window follows a large slide only part of the way, and a
-    lock left a third of a spacing off still finds enough of its lines to hold (tuning 8417: the
-    board read and the hands learnt on a lock 0.36 spacings off after a knock, the game lost from
-    ply 4).
-
-    Any lock is audited the same way on quiet frames, `audit_first_s` after it was taken and then
-    at doubling intervals up to `audit_max_s`: a search can return a lattice a third of a spacing
-    off with a good score (a scale a little wrong), which then holds for the whole game (tuning
-    8385: locked 0.29 spacings off from the first frame, the lattice scoring 0.61 on it while a
-    search a second later found the true one at 0.84; four false incidents from discs measured
-    off their points).
-
-    A lock that moves `new_lattice_after` spacings or more in one frame (at the point that moved
-    most: following a slide, or a refit putting right a lock a slide left off) is a new lattice:
-    offsets measured on it are not compared with those measured before (held-back 9181 of stop
-    37, moved to tuning: a knock followed 0.18 spacings short at the far side; two discs read
-    on it were measured 0.24 and 0.29 spacings off their points, and the refit that put the
-    lock right 0.6 s later did not count as another lattice: both 'knocked'). The points are
-    not all read again: a lock that has just followed a knock may still be off, and a disc read
-    on it then would be measured off its point (tuning 8351: the cannon h2 read 'between
-    points' that way, and the hand on it was 'putting it right', no touch). The lock's own
-    refits move it hundredths of a spacing, up to 0.06 in a frame while a hand hides part of
-    the lines (tuning 9111: such a refit taken for another lattice between two settles, and
-    a cannon knocked 0.42 off its point in between went unreported)."""
-
-    doubt_below: float = 0.45
-    better_by: float = 0.12
-    recheck_s: float = 1.0
-    max_recheck_s: float = 16.0
-    after_slide_s: float = 0.3
-    after_slide_max_s: float = 2.0
-    audit_first_s: float = 1.0
-    audit_max_s: float = 16.0
-    fewer_pieces_slack: int = 1
-    same_within: float = 0.2
-    new_lattice_after: float = 0.1
-
-
-@dataclass(frozen=True)
-class AnchorResult:
-    """The lattice moved by (shift_x, shift_y) points (turned when `turned`), `gain_nats` more likely."""
-
-    shift_x: int
-    shift_y: int
-    turned: bool
-    gain_nats: float
-    fresh: bool = False          # a lattice searched for anew, not the locked one shifted
-    explained: float = 0.0       # share of points read as the known position under the result
-
-
-@dataclass
-class _Seat:
-    """One lattice BoardReader.anchor tries: where it came from and how well the known position
-    reads under it."""
-
-    h: np.ndarray
-    shift_x: int
-    shift_y: int
-    turned: bool
-    loglik: float                # of the known position
-    share: float                 # of points read as it
-    fit: "LatticeFit | None"     # a lattice searched for anew; None: the locked one shifted
-
-
-def _board_ids(board: str, who: str) -> np.ndarray:
-    """A 90-character board (point-index order) as class indices; a clear error naming `who`."""
-    if len(board) != NUM_POINTS:
-        raise ValueError(f"{who}: board must be {NUM_POINTS} characters in point-index order, got {len(board)}")
-    try:
-        return np.array([CLASSES.index(c) for c in board])
-    except ValueError:
-        raise ValueError(f"{who}: board has characters outside {''.join(CLASSES)!r}") from None
-
-
 @dataclass
 class PhotoReading:
     """One photo read: the Observation (probs already the joint reading's) and the joint
@@ -394,30 +288,73 @@ def read_image(image_bgr: np.ndarray, model_path: str | None = None,
     return read_photo(image_bgr, model_path, profile, camera, joint, game_position).observation
 
 
+def _search_job(search: "SearchFn", frame: np.ndarray, classifier: "_Classify | None",
+                exclude: tuple[np.ndarray, ...]) -> FoundBoard | None:
+    """One board search as the search thread runs it: None when no board is found."""
+    try:
+        return search(frame, classifier, exclude)
+    except BoardNotFoundError:
+        return None
+
+
+def _locate_and_read_now(frame: np.ndarray, classifier: "_Classify | None",
+                         exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
+    """locate_and_read as this module holds it at the moment of the call (tests replace it)."""
+    return locate_and_read(frame, classifier, exclude=exclude)
+
+
+SearchFn = Callable[[np.ndarray, "_Classify | None", "tuple[np.ndarray, ...]"], FoundBoard]
+"""A board search: (frame, classifier or None, lattices to pass over) -> FoundBoard, raising
+BoardNotFoundError when there is none (locate_and_read)."""
+
+
+@dataclass
+class _Asked:
+    """A job on the search thread: what it was asked for, and when (vision.config.SearchConfig)."""
+
+    kind: str                          # "acquire" (no lock), "slide", "recheck", "audit", "anchor"
+    answer: "Future[Timed[Any]]"
+    frame_no: int                      # the reader's count of frames when it was asked
+    t: float                           # source time of that frame
+    h: np.ndarray | None               # the lock's lattice then (None for "acquire")
+    stirred: bool = False              # a frame since showed the board not quiet: its reads may be stale
+
+
 class BoardReader:
-    """Video reader: keeps the board lock, sees hands, reclassifies only what changed."""
+    """Video reader: keeps the board lock, sees hands, reclassifies only what changed.
+
+    Board searches made while a lock exists (audits, rechecks of a doubted lock, the check after a
+    slide, re-anchoring on the game's position) run on a search thread and their answers are
+    applied at a later frame (SearchConfig says which), checked again on that frame: the frame
+    path itself only checks the lock, watches hands and reads the points that changed."""
 
     def __init__(self, model_path: str | None = None, profile: "PieceSetProfile | None" = None,
-                 relock_every: int = 3, classify: bool = True, camera: "CameraIntrinsics | None" = None,
-                 search_share: float | None = None, doubt: LockDoubtConfig = LockDoubtConfig()) -> None:
+                 classify: bool = True, camera: "CameraIntrinsics | None" = None,
+                 config: ReaderConfig = DEFAULT_READER, search: SearchFn | None = None) -> None:
         """`camera`: optional lens intrinsics; frames are undistorted first and poses refer to the
         undistorted frame. `classify=False` runs geometry and hands only (no model needed).
-
-        `search_share`: for live sources, the most of each second of frames that a board search
-        (about 0.1 s on a board, up to 1 s on a frame with no board) may take while no board is
-        locked; a camera that shows no board then still keeps up with real time. None (files):
-        search every `relock_every` frames, so a file's run never depends on the machine's speed."""
-        if search_share is not None and not 0.0 < search_share <= 1.0:
-            raise ValueError(f"search_share must be in (0, 1], got {search_share}")
+        `config`: every setting of the reader and its stages (vision.config.ReaderConfig; for a
+        live source `ReaderConfig.for_source(live=True)`). `search`: the board search to run
+        (locate_and_read by default; a benchmark or a test may slow it down or stand in for it)."""
+        self.config = config
         self.camera = camera
-        self.search_share = search_share
+        self._search: SearchFn = search or _locate_and_read_now
+        self._worker = SearchWorker(nice=config.search.worker_nice)
+        self._asked: _Asked | None = None          # the job on the search thread whose answer is awaited
+        self._anchor_board: str | None = None      # a check on this known position, waiting for the thread
+        self._anchored: list[AnchorResult] = []     # re-seatings made since take_anchored
+        self._watch = AnchorWatch(config.anchor)
+        self._known: str | None = None             # the game's position as the recorder last told it
+        self._frames = 0                           # frames processed
+        self._frame: np.ndarray | None = None      # the last frame processed (undistorted) ...
+        self._t = 0.0                              # ... and its source time
         self._next_search_t: float | None = None   # frame time before which no search is started (live)
         self.searches = 0
         self.search_s = 0.0                         # wall seconds spent searching for the board
+        self.frames_over_budget = 0                 # process() calls that took longer than frame_budget_s
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self._discs: "DiscMeter | None" = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
-        self.relock_every = max(1, relock_every)
-        self.hands = HandDetector()
+        self.hands = HandDetector(config.hands)
         self.lock: LockKeeper | None = None
         self.h: np.ndarray | None = None
         self.confidence = 0.0
@@ -432,26 +369,37 @@ class BoardReader:
         self._lost_frames = 0
         self._hidden: np.ndarray | None = None
         self.relocks = 0
-        self.doubt = doubt
         self._recheck_t: float | None = None    # frame time of the next search while the lock is doubted
-        self._recheck_wait = doubt.recheck_s
+        self._recheck_wait = config.doubt.recheck_s
         self.lattice_replaced = 0                # doubted locks replaced by a clearly better lattice
         self.lattices = 0                        # lattices taken so far (Observation.lattice)
         self.start_end: StartOrientation | None = None   # how `adapt` chose red's end from a known position
         self._slid_t: float | None = None       # frame time of the last slide the lock followed, until checked
         self._audit_t: float | None = None      # frame time of the next audit of the lock
-        self._audit_wait = doubt.audit_first_s
+        self._audit_wait = config.doubt.audit_first_s
         self._quiet_before = False              # the last frame was quiet
 
     @property
     def profile(self) -> "PieceSetProfile | None":
         return None if self._clf is None else self._clf.model.profile
 
+    @property
+    def search_share(self) -> float | None:
+        """For a live source, the most of each second of frames searching while no board is locked."""
+        return self.config.search.live_share
+
+    # ------------------------------------------------------------------ taking a lattice
     def _acquire(self, frame: np.ndarray, t: float) -> bool:
+        """Search this frame for the board here and now and lock onto it if found."""
         try:
-            found = locate_and_read(frame, self._clf)
+            found = self._search(frame, self._clf, ())
         except BoardNotFoundError:
             return False
+        self._take_found(frame, t, found)
+        return True
+
+    def _take_found(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
+        """Lock onto a board found with no lock held."""
         if self.h is not None:
             if self._recheck_t is None:
                 # re-lock after a bump: keep red where it was (unless the lattice lost was a doubted
@@ -461,21 +409,23 @@ class BoardReader:
                     found = _turned_half_round(found, kept)
             self.relocks += 1
         self._adopt(frame, t, found)
-        return True
 
     def _adopt(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
         """Lock onto a found lattice: every point is read afresh, the hand detector starts over."""
-        self._recheck_t = t + self.doubt.recheck_s if found.score < self.doubt.doubt_below else None
-        self._recheck_wait = self.doubt.recheck_s
+        doubt = self.config.doubt
+        self._drop_asked()
+        self._recheck_t = t + doubt.recheck_s if found.score < doubt.doubt_below else None
+        self._recheck_wait = doubt.recheck_s
         self._slid_t = None
-        self._audit_wait = self.doubt.audit_first_s
+        self._audit_wait = doubt.audit_first_s
         self._audit_t = t + self._audit_wait
         h = found.homography
         self.h = h
         self.lattices += 1
         self._forget_discs()
         self.confidence = found.support
-        self.lock = LockKeeper(h, found.polarity, found.support, found.score)
+        self.lock = LockKeeper(h, found.polarity, found.support, found.score, config=self.config.lock)
+        self._watch.lock_taken(t)
         self.hands.reset()
         self._hidden = None
         if found.reads is not None:
@@ -488,76 +438,150 @@ class BoardReader:
             self.looks = None
             self.dirty[:] = True
 
-    def _recheck_doubted(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        """Search again for a lattice clearly better than a doubted lock (LockDoubtConfig)."""
-        from .locate import _verify
-        assert self.lock is not None and self.h is not None and self._recheck_t is not None
-        cfg = self.doubt
-        here = _verify(gray, self.h, self.lock.polarity).score
-        if here >= cfg.doubt_below:
-            self._recheck_t = None      # the locked lattice shows itself clearly now
+    def _lose_lock(self) -> None:
+        """The lock check failed (a bump, the board gone): search afresh."""
+        self.lock = None
+        self._lost_frames = 0
+        self._watch.lock_lost()
+        self._drop_asked()
+
+    def _drop_asked(self) -> None:
+        """The lock an awaited answer concerns is gone or replaced: the answer would judge a lattice
+        no longer held (the thread finishes the job; nobody looks at it)."""
+        if self._asked is not None and self._asked.kind != "acquire":
+            self._asked = None
+
+    def _replace_lock(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
+        self.relocks += 1
+        self.lattice_replaced += 1
+        self._adopt(frame, t, found)
+
+    # ------------------------------------------------------------------ asking the search thread
+    def _ask(self, kind: str, job: Callable[[], Any]) -> None:
+        """Hand `job` to the search thread; its answer is taken at a later frame (_take_answer)."""
+        h = None if self.h is None or kind == "acquire" else self.h.copy()
+        self._asked = _Asked(kind, self._worker.submit(job), self._frames, self._t, h)
+
+    def _ask_search(self, kind: str, frame: np.ndarray, exclude: tuple[np.ndarray, ...] = ()) -> None:
+        """A board search of (a copy of) this frame on the search thread."""
+        self._ask(kind, partial(_search_job, self._search, frame.copy(), self._clf, exclude))
+
+    def _ask_checks(self, frame: np.ndarray, gray: np.ndarray, t: float, slid: bool) -> None:
+        """Start the most pressing lattice check that is due, when the search thread is free:
+        a check on the known position, the one after a slide, a doubted lock's, an audit."""
+        if self._asked is not None:
             return
-        found = self._better_lattice(frame, gray, here, exclude=(self.h,))
-        if found is None:
-            self._recheck_wait = min(cfg.max_recheck_s, 2.0 * self._recheck_wait)
-            self._recheck_t = t + self._recheck_wait
+        if self._anchor_board is not None:
+            self._ask_anchor()
+            if self._asked is not None:
+                return
+        doubt = self.config.doubt
+        if not slid and self._slide_check_due(t):
+            self._slid_t = None
+            self._ask_search("slide", frame)
             return
-        self._replace_lock(frame, t, found)
+        if self._recheck_t is not None and t >= self._recheck_t:
+            assert self.lock is not None and self.h is not None
+            if _verify(gray, self.h, self.lock.polarity).score >= doubt.doubt_below:
+                self._recheck_t = None      # the locked lattice shows itself clearly now
+            else:
+                self._ask_search("recheck", frame, exclude=(self.h.copy(),))
+                return
+        if not slid and self._audit_due(t):
+            self._audit_wait = min(doubt.audit_max_s, 2.0 * self._audit_wait)
+            self._audit_t = t + self._audit_wait
+            self._ask_search("audit", frame)
 
-    def _slide_check_due(self, t: float) -> bool:
-        if self._slid_t is None:
-            return False
-        waited = t - self._slid_t
-        return (self._quiet_before and waited >= self.doubt.after_slide_s) or waited >= self.doubt.after_slide_max_s
-
-    def _audit_due(self, t: float) -> bool:
-        return self._quiet_before and self._audit_t is not None and t >= self._audit_t
-
-    def _audit(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        """The scheduled search for a lattice clearly better than the lock (LockDoubtConfig)."""
-        self._audit_wait = min(self.doubt.audit_max_s, 2.0 * self._audit_wait)
-        self._audit_t = t + self._audit_wait
-        self._search_for_better(frame, gray, t)
-
-    def _check_after_slide(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        self._slid_t = None
-        self._search_for_better(frame, gray, t)
-
-    def _search_for_better(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
-        """Take a lattice clearly better than the lock on this frame, if a search finds one; red
-        stays on the side it was (the lock was not doubted: its orientation stands)."""
-        from .locate import _verify
-        assert self.lock is not None and self.h is not None
-        found = self._better_lattice(frame, gray, _verify(gray, self.h, self.lock.polarity).score)
-        if found is None:
+    def _ask_anchor(self) -> None:
+        """Check the lock against the known position on the search thread (vision.anchor)."""
+        board, self._anchor_board = self._anchor_board, None
+        if board is None or self._clf is None or self.lock is None or self.h is None or self._frame is None:
             return
-        kept = same_orientation(found.homography, self.h)
-        if not np.array_equal(kept, found.homography):
-            found = _turned_half_round(found, kept)
-        self._replace_lock(frame, t, found)
+        ids = board_ids(board, "anchor")
+        self._ask("anchor", partial(propose_anchor, self._frame.copy(), self.h.copy(), self._clf.model, ids,
+                                    self.config.anchor))
 
-    def _better_lattice(self, frame: np.ndarray, gray: np.ndarray, here: float,
-                        exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard | None:
-        """A board search's lattice if, tested as the lock is on this frame's grey, it scores
-        `better_by` more than the lock's `here`, reads no more than `fewer_pieces_slack` fewer
-        pieces surely, and is not the lock found again; else None. The search's cost is counted.
-        (The search's own score is taken on its own grey and polarity: a lens-distorted board
-        scored a lattice 0.17 spacings off that way above the right lock, tuning 8356.)"""
-        from .locate import _verify
-        import time as _time
-        assert self.h is not None and self.lock is not None
-        start = _time.perf_counter()
-        try:
-            found: FoundBoard | None = locate_and_read(frame, self._clf, exclude=exclude)
-        except BoardNotFoundError:
-            found = None
+    def _take_answer(self, frame: np.ndarray, gray: np.ndarray, t: float) -> None:
+        """Apply the awaited answer of the search thread: a live source's once it is ready (an
+        audit's at the first quiet frame from then), a file's `file_answer_frames` frames after it
+        was asked (waiting for it then)."""
+        asked = self._asked
+        if asked is None:
+            return
+        if self.config.live:
+            if not asked.answer.done():
+                return
+            if asked.kind == "audit" and not self._quiet_before:
+                # an audit is asked on a quiet board and may take the lock over: not while a hand
+                # is over the board, where the hand detector would start over under it
+                return
+        elif self._frames < asked.frame_no + self.config.search.file_answer_frames:
+            return
+        self._asked = None
+        answer = asked.answer.result()
+        if asked.kind == "anchor":
+            self._take_anchor(t, asked, answer.value)
+            return
         self.searches += 1
-        self.search_s += _time.perf_counter() - start
-        if found is None or self._reads_fewer_pieces(found):
+        self.search_s += answer.seconds
+        found: FoundBoard | None = answer.value
+        if asked.kind == "acquire":
+            self._take_acquired(frame, gray, t, asked, found, answer.seconds)
+        elif self.lock is not None:
+            self._take_better(frame, gray, t, found, doubted=asked.kind == "recheck", stirred=asked.stirred)
+
+    def _take_acquired(self, frame: np.ndarray, gray: np.ndarray, t: float, asked: _Asked,
+                       found: FoundBoard | None, cost: float) -> None:
+        """A live source's search with no lock: the next one waits cost / live_share of frame time;
+        the board found is taken if its lattice still shows on this frame (the camera may have
+        moved while it was searched)."""
+        share = self.config.search.live_share
+        if share is not None:
+            self._next_search_t = asked.t + cost / share
+        if found is None or self.lock is not None:
+            return
+        if _verify(gray, found.homography, found.polarity).score < self.config.lock.lattice_share * found.score:
+            return
+        self._lost_frames = 0
+        self._take_found(frame, t, found)
+
+    def _take_better(self, frame: np.ndarray, gray: np.ndarray, t: float, found: FoundBoard | None,
+                     doubted: bool = False, stirred: bool = False) -> None:
+        """A search's lattice replaces the lock if, judged on this frame, it is clearly better
+        (`_better_than_lock`). Red stays on the side it was unless the lock was doubted (its
+        orientation then says nothing). A doubted lock not replaced is searched again at doubling
+        intervals. `stirred`: the board was not quiet since the searched frame, so the search's
+        reading of the pieces may be stale: every point is read again instead."""
+        assert self.lock is not None and self.h is not None
+        doubt = self.config.doubt
+        here = _verify(gray, self.h, self.lock.polarity).score
+        better = None if found is None else self._better_than_lock(found, gray, here)
+        if better is None:
+            if doubted:
+                self._recheck_wait = min(doubt.max_recheck_s, 2.0 * self._recheck_wait)
+                self._recheck_t = t + self._recheck_wait
+            return
+        if not doubted:
+            kept = same_orientation(better.homography, self.h)
+            if not np.array_equal(kept, better.homography):
+                better = _turned_half_round(better, kept)
+        if stirred:
+            better = FoundBoard(better.homography, better.support, better.polarity, better.score, None)
+        self._replace_lock(frame, t, better)
+
+    def _better_than_lock(self, found: FoundBoard, gray: np.ndarray, here: float) -> FoundBoard | None:
+        """`found` if, tested as the lock is on this frame's grey, it scores `better_by` more than the
+        lock's `here`, reads no more than `fewer_pieces_slack` fewer pieces surely, and is not the
+        lock found again; else None. (The search's own score is taken on its own grey and polarity:
+        a lens-distorted board scored a lattice 0.17 spacings off that way above the right lock,
+        tuning 8356.)"""
+        assert self.h is not None and self.lock is not None
+        doubt = self.config.doubt
+        if self._reads_fewer_pieces(found):
             return None
-        if _verify(gray, found.homography, self.lock.polarity).score < here + self.doubt.better_by:
+        if _verify(gray, found.homography, self.lock.polarity).score < here + doubt.better_by:
             return None
-        if same_lattice(found.homography, self.h, self.doubt.same_within):
+        if same_lattice(found.homography, self.h, doubt.same_within):
             # the lock itself, found again or fitted a little differently: taking it gains
             # nothing, while every disc's offset, measured on a lattice a little different, would
             # jump (tuning 8325: an audit on the frame a hand left took a lattice 0.01 spacings
@@ -567,10 +591,15 @@ class BoardReader:
             return None
         return found
 
-    def _replace_lock(self, frame: np.ndarray, t: float, found: FoundBoard) -> None:
-        self.relocks += 1
-        self.lattice_replaced += 1
-        self._adopt(frame, t, found)
+    def _take_anchor(self, t: float, asked: _Asked, proposal: AnchorProposal) -> None:
+        """A check on the known position, applied if the lock is where it was when asked."""
+        if self.lock is None or self.h is None or asked.h is None:
+            return
+        if geo.points_moved(asked.h, self.h) >= self.config.doubt.new_lattice_after:
+            return      # the lock moved on since: the proposal judged another lattice
+        moved = self._seat(t, proposal, self.config.anchor)
+        if moved is not None:
+            self._anchored.append(moved)
 
     def _reads_fewer_pieces(self, found: FoundBoard) -> bool:
         """A lattice found in place of a doubted lock reads fewer points surely as pieces than the
@@ -582,25 +611,41 @@ class BoardReader:
         against 32)."""
         if found.reads is None or self.lock is None:
             return False
-        return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs) - self.doubt.fewer_pieces_slack
+        return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs) - self.config.doubt.fewer_pieces_slack
+
+    def _slide_check_due(self, t: float) -> bool:
+        if self._slid_t is None:
+            return False
+        waited = t - self._slid_t
+        doubt = self.config.doubt
+        return (self._quiet_before and waited >= doubt.after_slide_s) or waited >= doubt.after_slide_max_s
+
+    def _audit_due(self, t: float) -> bool:
+        return self._quiet_before and self._audit_t is not None and t >= self._audit_t
 
     def _search_due(self, t: float) -> bool:
-        if self.search_share is None:
-            return self._lost_frames % self.relock_every == 0
+        if not self.config.live:
+            return self._lost_frames % self.config.search.relock_every_frames == 0
         return self._next_search_t is None or t >= self._next_search_t
 
     def _timed_acquire(self, frame: np.ndarray, t: float) -> bool:
-        """A board search, its cost counted: the next one waits cost / search_share of frame time."""
-        import time as _time
-        start = _time.perf_counter()
+        """A board search on the frame path (a file with no lock), its cost counted."""
+        start = time.perf_counter()
         found = self._acquire(frame, t)
-        cost = _time.perf_counter() - start
         self.searches += 1
-        self.search_s += cost
-        if self.search_share is not None:
-            self._next_search_t = t + cost / self.search_share
+        self.search_s += time.perf_counter() - start
         return found
 
+    def _find_board(self, frame: np.ndarray, t: float) -> bool:
+        """No lock: a file searches this frame when a search is due (frames wait for it anyway); a
+        live source starts a search on the search thread, taken when ready (_take_answer)."""
+        if not self.config.live:
+            return self._search_due(t) and self._timed_acquire(frame, t)
+        if self._asked is None and self._search_due(t):
+            self._ask_search("acquire", frame)
+        return False
+
+    # ------------------------------------------------------------------ reading points
     def _take_looks(self, idx: np.ndarray, crops: np.ndarray) -> None:
         """Each point's look (vision.looks) from its crops; a new array, so that Observations
         handed out before keep the looks they had."""
@@ -627,7 +672,7 @@ class BoardReader:
         assert self._clf is not None and self.h is not None, "disc offsets are measured on a locked, classified board"
         m = self._clf.model
         if self._discs is None:
-            self._discs = DiscMeter()
+            self._discs = DiscMeter(self.config.discs)
 
         def recentre(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
             read = m.predict_full(m.extract(img, h, offsets=off, points=pts.tolist()))
@@ -638,36 +683,42 @@ class BoardReader:
         return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height,
                                    recentre=recentre)
 
+    # ------------------------------------------------------------------ the frame path
     def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         """One video frame -> Observation (pose None while the board is not found)."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"frame {frame_index}: expected an HxWx3 BGR image, got "
                              f"{getattr(frame_bgr, 'shape', type(frame_bgr))}")
+        start = time.perf_counter()
+        try:
+            return self._process(frame_bgr, t, frame_index)
+        finally:
+            if time.perf_counter() - start > self.config.search.frame_budget_s:
+                self.frames_over_budget += 1
+
+    def _process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         if self.camera is not None:
             frame_bgr = self.camera.undistort(frame_bgr)
         gray = to_gray(frame_bgr)
+        self._frames += 1
+        self._frame, self._t = frame_bgr, t
+        self._take_answer(frame_bgr, gray, t)
         hidden_prev = self._hidden
         if self.lock is not None:
             res = self.lock.check(gray, hidden_prev)
             if res.ok:
-                jumped = self.h is not None and geo.points_moved(self.h, res.homography) >= self.doubt.new_lattice_after
+                jumped = self.h is not None and geo.points_moved(self.h, res.homography) >= self.config.doubt.new_lattice_after
                 self.h = res.homography
                 if jumped:
                     self._moved_to_new_lattice()
                 self.confidence = 0.8 * self.confidence + 0.2 * min(1.0, res.support)
                 if res.slid:
                     self._slid_t = t
-                elif self._slide_check_due(t):
-                    self._check_after_slide(frame_bgr, gray, t)
-                elif self._audit_due(t):
-                    self._audit(frame_bgr, gray, t)
-                if self._recheck_t is not None and t >= self._recheck_t:
-                    self._recheck_doubted(frame_bgr, gray, t)
+                self._ask_checks(frame_bgr, gray, t, res.slid)
             else:
-                self.lock = None
-                self._lost_frames = 0
+                self._lose_lock()
         if self.lock is None:
-            if self._search_due(t) and self._timed_acquire(frame_bgr, t):
+            if self._find_board(frame_bgr, t):
                 self._lost_frames = 0
             else:
                 self._lost_frames += 1
@@ -678,6 +729,8 @@ class BoardReader:
         hs = self.hands.update(frame_bgr, self.h, t)
         self._hidden = hs.hidden
         self._quiet_before = hs.quiet
+        if self._asked is not None and self._asked.frame_no < self._frames and not hs.quiet:
+            self._asked.stirred = True
         self.dirty |= hs.hidden | hs.moving
         if hs.quiet and self.dirty.any() and self._clf is not None:
             idx = np.flatnonzero(self.dirty)
@@ -694,75 +747,68 @@ class BoardReader:
             self._take_looks(idx, self._clf.model.extract(frame_bgr, self.h, points=idx.tolist()))
         elif hs.quiet and self._clf is None:
             self.dirty[:] = False
+        if self._watch.unquiet_too_long(t, hs.quiet) and self._known is not None and self._watch.allow(t):
+            self._want_anchor(self._known)
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
                            occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy(),
                            looks=self.looks, lattice=self.lattices)
 
-    def anchor(self, frame_bgr: np.ndarray, board: str,
-               config: AnchorConfig = AnchorConfig()) -> AnchorResult | None:
+    # ------------------------------------------------------------------ the game's position
+    def game_position(self, board: str | None, disagrees: bool = False) -> None:
+        """The position the game must show now (90 characters, point-index order; None while
+        unknown), and whether the tracker just found the readings disagreeing with it: then the
+        lattice is checked against it (AnchorConfig: at most every `every_s`), on the search thread.
+        A lock that gives no quiet frame for `unquiet_lock_s` is checked against it too (process)."""
+        self._known = board
+        if disagrees and board is not None and self._watch.allow(self._t):
+            self._want_anchor(board)
+
+    def _want_anchor(self, board: str) -> None:
+        """Check the lock against `board` as soon as the search thread is free."""
+        self._anchor_board = board
+        if self._asked is None:
+            self._ask_anchor()
+
+    def take_anchored(self) -> list[AnchorResult]:
+        """The re-seatings on the known position made since the last call (oldest first)."""
+        out, self._anchored = self._anchored, []
+        return out
+
+    def anchor(self, frame_bgr: np.ndarray, board: str, config: AnchorConfig | None = None) -> AnchorResult | None:
         """Re-seat the locked lattice on a position known to stand on the board (the game's start,
-        or the recorded position when the readings disagree with it): the lattice shifted by up to
-        `max_shift` points either way, and turned, is scored by how likely `board` (90 characters
-        in point-index order) is under it; if none explains the position well, other lattices
-        found in the frame are tried the same way (AnchorConfig). The best replaces the lock when
-        it gains `min_gain_nats`. Every point is read again at the next quiet frame. None: kept
-        as it was."""
-        ids = _board_ids(board, "anchor")
+        or the recorded position when the readings disagree with it), here and now: the lattice
+        shifted by up to `max_shift` points either way, and turned, is scored by how likely `board`
+        (90 characters in point-index order) is under it; if none explains the position well, other
+        lattices found in the frame are tried the same way (AnchorConfig, the reader's own by
+        default). The best replaces the lock when it gains `min_gain_nats`. Every point is read
+        again at the next quiet frame. None: kept as it was. (While recording, `game_position`
+        asks for the same on the search thread.)"""
+        config = config or self.config.anchor
+        ids = board_ids(board, "anchor")
         if self._clf is None or self.h is None or self.lock is None:
             return None
         if self.camera is not None:
             frame_bgr = self.camera.undistort(frame_bgr)
-        model = self._clf.model
-        rows = np.arange(NUM_POINTS)
-        here = self.h
+        return self._seat(self._t, propose_anchor(frame_bgr, self.h, self._clf.model, ids, config), config)
 
-        def judge(h: np.ndarray) -> tuple[float, float]:
-            """(log-likelihood of the known position, share of points read as it) under h."""
-            p = np.clip(model.predict(model.extract(frame_bgr, h)), 1e-6, 1.0)
-            return float(np.log(p[rows, ids]).sum()), float((p.argmax(axis=1) == ids).mean())
-
-        def best_of(h0: np.ndarray, fit: "LatticeFit | None", best: _Seat | None) -> _Seat | None:
-            """The best of `best` and h0 shifted by up to max_shift points and turned (h0 itself
-            left out when it is the locked lattice), by the known position's likelihood."""
-            k = config.max_shift
-            for turned in (False, True):
-                base = h0 @ geo.board_symmetry("rot180") if turned else h0
-                for dx in range(-k, k + 1):
-                    for dy in range(-k, k + 1):
-                        if fit is None and not turned and dx == 0 and dy == 0:
-                            continue
-                        h = base @ np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
-                        h = h / h[2, 2]
-                        ll, share = judge(h)
-                        if best is None or ll > best.loglik:
-                            best = _Seat(h, dx, dy, turned, ll, share, fit)
-            return best
-
-        here_ll, here_share = judge(here)
-        if here_share >= config.explained_share:
+    def _seat(self, t: float, proposal: AnchorProposal, config: AnchorConfig) -> AnchorResult | None:
+        """Move the lock to the proposal's best seat when it gains `min_gain_nats` (AnchorConfig)."""
+        assert self.lock is not None
+        if proposal.here_share >= config.explained_share:
             self._recheck_t = None    # the known position reads on this lattice: no more doubt
-        best = best_of(here, None, None)
-        assert best is not None
-        if max(best.share, here_share) < config.explained_share and config.fresh_lattices > 0:
-            tried: list[np.ndarray] = [here]
-            for _ in range(config.fresh_lattices):
-                try:
-                    fit = find_lattice(frame_bgr, exclude=tuple(tried))
-                except BoardNotFoundError:
-                    break
-                tried.append(fit.homography)
-                best = best_of(orient(fit.homography), fit, best)
-        assert best is not None
-        gain = best.loglik - here_ll
+        best = proposal.best
+        gain = best.loglik - proposal.here_loglik
         if gain < config.min_gain_nats:
             return None
+        self._drop_asked()
         self.h = best.h
         self.lattices += 1
         if best.share >= config.explained_share:
             self._recheck_t = None    # seated on the known position
         self._forget_discs()
         if best.fit is not None:
-            self.lock = LockKeeper(best.h, best.fit.polarity, best.fit.support, best.fit.score)
+            self.lock = LockKeeper(best.h, best.fit.polarity, best.fit.support, best.fit.score, config=self.config.lock)
+            self._watch.lock_taken(t)
             self.relocks += 1
         else:
             self.lock.h = self.h.copy()
@@ -775,6 +821,7 @@ class BoardReader:
     def _turn_lattice(self) -> None:
         """The locked lattice turned 180 degrees on the board: red's end where black's was."""
         assert self.h is not None
+        self._drop_asked()
         self.h = self.h @ geo.board_symmetry("rot180")
         self.h /= self.h[2, 2]
         self._forget_discs()
@@ -810,7 +857,7 @@ class BoardReader:
         `apply_below`: apply the fitted profile only when the model alone read the known position's
         views on fewer than this share of them (else the reader stays as it was; `profile` tells)."""
         from calibration.piece_profile import fit_from_frame
-        ids = _board_ids(board, "adapt")
+        ids = board_ids(board, "adapt")
         if self._clf is None:
             raise ValueError("adapt: this reader was made without a classifier")
         if self.camera is not None:
@@ -838,4 +885,4 @@ class BoardReader:
         return profile
 
 
-__all__ = ["AnchorConfig", "AnchorResult", "BoardReader", "PhotoReading", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]
+__all__ = ["AnchorConfig", "AnchorResult", "BoardReader", "LockDoubtConfig", "PhotoReading", "ReaderConfig", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]

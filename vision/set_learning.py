@@ -24,6 +24,9 @@ from .observation import NUM_POINTS, Observation
 if TYPE_CHECKING:
     from calibration.piece_profile import PieceSetProfile
 
+    from .anchor import AnchorResult
+    from .reader import BoardReader
+
 __all__ = ["LearnConfig", "StartSetLearner"]
 
 
@@ -51,9 +54,10 @@ class StartSetLearner:
     """Wraps a vision.BoardReader: passes frames through, and on the first quiet frame that
     shows `board` (90 chars, index order) fits a profile (`BoardReader.adapt`) and calls
     `on_profile(profile)` once (e.g. to save it) when it is used, `on_unneeded(profile)` when the
-    model reads the set well enough alone (`LearnConfig.apply_below`)."""
+    model reads the set well enough alone (`LearnConfig.apply_below`). It is a
+    vision.protocol.Reader itself (the recorder's reader), handing the rest to the reader."""
 
-    def __init__(self, reader: Any, board: str, name: str,
+    def __init__(self, reader: "BoardReader", board: str, name: str,
                  on_profile: Callable[["PieceSetProfile"], None] | None = None,
                  config: LearnConfig = LearnConfig(),
                  on_unneeded: Callable[["PieceSetProfile"], None] | None = None) -> None:
@@ -72,6 +76,32 @@ class StartSetLearner:
 
     def __getattr__(self, item: str) -> Any:  # everything else is the reader's
         return getattr(self.reader, item)
+
+    # the recorder's side of the reader (vision.protocol.Reader), handed on
+    def game_position(self, board: str | None, disagrees: bool = False) -> None:
+        self.reader.game_position(board, disagrees)
+
+    def take_anchored(self) -> "list[AnchorResult]":
+        return self.reader.take_anchored()
+
+    def turn_board(self) -> bool:
+        return self.reader.turn_board()
+
+    @property
+    def searches(self) -> int:
+        return self.reader.searches
+
+    @property
+    def search_s(self) -> float:
+        return self.reader.search_s
+
+    @property
+    def search_share(self) -> float | None:
+        return self.reader.search_share
+
+    @property
+    def lattice_replaced(self) -> int:
+        return self.reader.lattice_replaced
 
     def shows_start(self, obs: Observation) -> bool:
         """The observation is quiet, has a pose and its occupancy matches the start position."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 
 def _pattern(text: str) -> tuple[int, int]:
@@ -17,15 +16,13 @@ def _pattern(text: str) -> tuple[int, int]:
 
 
 def _camera(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration.camera import calibrate
+
+    from app.commands.vision import load_photo
 
     images, names = [], []
     for path in args.images:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"no such image file: {path}")
-        images.append(cv2.imread(path, cv2.IMREAD_COLOR))
+        images.append(load_photo(path))   # bounded, and one clear line for a bad path
         names.append(path)
     cam = calibrate(images, pattern=args.pattern, square=args.square, names=names)
     out = cam.save(args.out)
@@ -40,17 +37,13 @@ START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0
 
 def _pieces(args: argparse.Namespace) -> int:
     """`calibrate pieces PHOTO --name NAME [--fen FEN]`: learn a piece set from one photo."""
-    import cv2
-
     from calibration.piece_profile import default_profile_path, profile_from_photo
     from vision.locate import BoardNotFoundError
 
+    from app.commands.vision import load_photo
+
     path = args.photo
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such image file: {path}")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"{path}: not an image OpenCV can decode")
+    image = load_photo(path)   # bounded, and one clear line for a bad path
     board = _fen_points(args.fen)
     out = default_profile_path(args.name)  # checks the name before any work
     try:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     h.add_argument("--out", metavar="DIR", help="the hub's copy of every game (boards/N/, broadcast.pgn)")
     h.add_argument("--tournament", metavar="FILE", help="event, round, pairings: .toml, .json or a pairing .csv")
     h.add_argument("--token", help="the arbiters' token (default: a fresh random one, printed)")
+    h.add_argument("--board-range", default="1-999", metavar="FIRST-LAST",
+                   help="board numbers the hub takes from the broker (default 1-999); others are refused, "
+                        "counted in /ingest.json")
+    from app.commands.live import add_broadcast_options
+    add_broadcast_options(h)   # --delay (the public's view, /broadcast.pgn too) and --engine
     h.add_argument("--for", dest="duration", type=float, metavar="SECONDS", help="stop after this long")
     h.set_defaults(func=_hub)
 
@@ -164,14 +169,17 @@ def _hub(args: argparse.Namespace) -> int:
 
     from hall.brokerurl import parse_broker_url
     from hall.hub import HallHub, HubConfig
+    from hall.ingest import parse_board_range
     from hall.tournament import load_tournament
     from live.server import parse_http
 
     broker = parse_broker_url(args.broker, "--broker")
     host, port = parse_http(args.http)
     tournament = load_tournament(args.tournament) if args.tournament else None
-    hub = HallHub(args.out, broker, tournament=tournament, config=HubConfig(host=host, port=port, token=args.token),
-                  ca_file=args.ca)
+    from app.commands.live import broadcast_settings
+    config = HubConfig(host=host, port=port, token=args.token, board_range=parse_board_range(args.board_range),
+                       **broadcast_settings(args))
+    hub = HallHub(args.out, broker, tournament=tournament, config=config, ca_file=args.ca)
 
     def ready(h: HallHub) -> None:
         print(f"hub: hall {h.url}/  broadcast {h.url}/broadcast.pgn  boards {h.url}/board/N/", file=sys.stderr,
@@ -179,6 +187,12 @@ def _hub(args: argparse.Namespace) -> int:
         print(f"hub: arbiters {h.url}/arbiter?token={h.token}   token: {h.token}", file=sys.stderr, flush=True)
         print(f"hub: listening on port {h.port}; broker {broker.shown()}; copies in {Path(args.out).resolve()}/",
               file=sys.stderr, flush=True)
+        if config.delay_s > 0:
+            print(f"hub: the hall, board pages and broadcast.pgn show the games {config.delay_s:g} s late; "
+                  f"the arbiters' console (token) is live", file=sys.stderr, flush=True)
+        if config.engine is not None:
+            print(f"hub: engine {' '.join(config.engine.command)} ({config.engine.movetime_ms} ms a position); "
+                  f"bar: {h.url}/board/N/overlay?eval=1", file=sys.stderr, flush=True)
 
     asyncio.run(hub.run(args.duration, ready))
     return 0
@@ -220,8 +234,10 @@ def _station(args: argparse.Namespace) -> int:
 def _station_replay(args: argparse.Namespace) -> int:
     from hall.replay import ReplayPace, load_lines, replay
 
+    from runtime.folder_lock import check_out_folder
+
     lines = load_lines(args.journal)
-    out = Path(args.out)
+    out = check_out_folder(args.out)   # a file or an unwritable place said plainly, before anything starts
     if (out / "events.jsonl").exists() and (out / "events.jsonl").stat().st_size > 0:
         raise ValueError(f"{out} already holds a journal; choose another --out folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -255,8 +271,10 @@ def run_hall_demo(args: argparse.Namespace) -> int:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     procs: list[subprocess.Popen[bytes]] = []
     try:
+        broadcast = ((["--delay", f"{args.delay:g}"] if getattr(args, "delay", 0.0) else [])
+                     + (["--engine", args.engine] if getattr(args, "engine", None) else []))
         procs.append(subprocess.Popen(exe + ["hub", "--broker", creds.url(HUB_USER), "--http", http,
-                                             "--out", str(base / "hub"), "--token", "demo"], env=env))
+                                             "--out", str(base / "hub"), "--token", "demo", *broadcast], env=env))
         time.sleep(1.0)
         names = {1: ("Hu Ronghua", "Liu Dahua"), 2: ("Lü Qin", "Xu Yinchuan")}
         for n in (1, 2):
@@ -287,4 +305,30 @@ def run_hall_demo(args: argparse.Namespace) -> int:
                     p.kill()
         broker.terminate()
         broker.wait(5)
+    print(hall_demo_summary(base, (1, 2)), flush=True)
     return 0
+
+
+def hall_demo_summary(base: Path, boards: Sequence[int]) -> str:
+    """What `demo --hall` leaves, said when it ends (Ctrl-C included): each board's players, moves,
+    incidents and result as its station recorded them, and where every file is."""
+    from runtime.journal import JournalError, load_game
+
+    lines = [f"hall demo: ended; everything is in {base.resolve()}/"]
+    for n in boards:
+        folder = base / f"board{n}"
+        try:
+            game = load_game(folder)
+        except (JournalError, OSError, ValueError) as exc:
+            lines.append(f"  board {n}: no record ({str(exc).splitlines()[0] if str(exc) else 'nothing written'})")
+            continue
+        incidents = sum(1 for e in game.events if e.get("type") == "incident")
+        players = f"{game.headers.get('Red', '?')} – {game.headers.get('Black', '?')}"
+        lines.append(f"  board {n}: {players}: {len(game.moves)} moves, {incidents} incident"
+                     f"{'' if incidents == 1 else 's'}, result {game.result}; {folder.resolve()}/ "
+                     f"(game.pgn, review.html, events.jsonl, evidence/)")
+    hub = base / "hub"
+    lines.append(f"  hub's copy of every board: {hub.resolve()}/boards/N/; all games in one PGN: "
+                 f"{(hub / 'broadcast.pgn').resolve()}")
+    lines.append(f"  broker: {(base / 'broker').resolve()}/ (mosquitto.conf, credentials.json, mosquitto.log)")
+    return "\n".join(lines)

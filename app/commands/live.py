@@ -1,4 +1,5 @@
-"""Sub-commands of `xqtrack` owned by the live part: `serve` and `rule`, plus `--http` for record/demo.
+"""Sub-commands of `xqtrack` owned by the live part: `serve`, and the arbiter's `rule`, `result` and
+`correct` (each one journal line, checked first: live/rulings.py), plus `--http` for record/demo.
 
 Handlers import aiohttp and the server lazily so other sub-commands start fast.
 """
@@ -18,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("dir", help="the recording folder (holds events.jsonl)")
     s.add_argument("--http", required=True, metavar="[HOST:]PORT", help="where to serve (host defaults to 127.0.0.1)")
     s.add_argument("--token", help="the token rulings need (default: a fresh random one, printed)")
+    add_broadcast_options(s)
     s.add_argument("--for", dest="duration", type=float, metavar="SECONDS",
                    help="stop after this many seconds (default: until Ctrl-C)")
     s.set_defaults(func=_serve)
@@ -29,7 +31,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--uphold", action="store_true", help="the incident stands")
     g.add_argument("--dismiss", action="store_true", help="the incident is dismissed")
     r.add_argument("--note", default="", help="the arbiter's note")
+    r.add_argument("--revise", action="store_true",
+                   help="change the ruling that stands on this incident (each revision is journalled)")
+    r.add_argument("--by", default="cli", metavar="NAME", help="who rules (default: cli)")
     r.set_defaults(func=_rule)
+
+    res = subparsers.add_parser("result", help="journal the game's result as an arbiter enters it")
+    res.add_argument("dir", help="the recording folder (holds events.jsonl)")
+    res.add_argument("result", choices=("1-0", "0-1", "1/2-1/2"), help="the result")
+    res.add_argument("--reason", default="", help="why (resignation, draw agreed, a flag the clock did not see…)")
+    res.add_argument("--note", default="", help="the arbiter's note")
+    res.add_argument("--by", default="cli", metavar="NAME", help="who enters it (default: cli)")
+    res.add_argument("--revise", action="store_true",
+                     help="change the result that stands (each revision is journalled; the latest stands)")
+    res.set_defaults(func=_result)
+
+    c = subparsers.add_parser("correct", help="replace the recorded moves from a ply by the arbiter's")
+    c.add_argument("dir", help="the recording folder (holds events.jsonl)")
+    c.add_argument("--from-ply", dest="from_ply", type=int, required=True, metavar="N",
+                   help="the first ply to replace (1 = red's first move; the ply after the last adds moves)")
+    c.add_argument("--moves", required=True, metavar='"M1 M2 ..."',
+                   help="the moves from that ply on, in ICCS (h2e2), WXF (C2.5) or Chinese (炮二平五); "
+                        "\"\" takes the plies from N on back")
+    c.add_argument("--by", default="cli", metavar="NAME", help="who corrects (default: cli)")
+    c.add_argument("--note", default="", metavar="WHY", help="why (what the camera got wrong)")
+    c.set_defaults(func=_correct)
 
 
 def add_http_option(parser: argparse.ArgumentParser, linger_default: float | None) -> None:
@@ -39,6 +65,33 @@ def add_http_option(parser: argparse.ArgumentParser, linger_default: float | Non
                         help="with --http: keep serving this long after the recording ends "
                              + ("(default %(default)s s)" if linger_default is not None
                                 else "(default: until Ctrl-C at a terminal, 3 s from a script)"))
+    add_broadcast_options(parser, "with --http: ")
+
+
+def add_broadcast_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    """`--delay SECONDS` and `--engine [CMD]` (`--engine-ms`) for whatever serves the pages
+    (serve, record/demo with --http, hub)."""
+    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                        help=prefix + "broadcast delay: the public pages, overlay, state.json, events and PGN "
+                                      "show the game as it stood SECONDS ago; the arbiters (token) see it live")
+    parser.add_argument("--engine", nargs="?", const="auto", default=None, metavar="CMD",
+                        help=prefix + "evaluate the positions shown with a UCI engine (default CMD: fairy-stockfish, "
+                                      "else pikafish, when installed); the pages show the bar with ?eval=1")
+    parser.add_argument("--engine-ms", type=int, default=1000, metavar="MS",
+                        help="with --engine: search time per position (default 1000 ms; the engine runs niced)")
+
+
+def broadcast_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """ServerConfig / HubConfig keywords from --delay and --engine (ValueError names the option)."""
+    delay = float(getattr(args, "delay", 0.0) or 0.0)
+    if delay < 0:
+        raise ValueError(f"--delay {delay:g}: must be 0 or more seconds")
+    spec = getattr(args, "engine", None)
+    engine = None
+    if spec is not None:
+        from live.engine import engine_config
+        engine = engine_config(spec, movetime_ms=int(getattr(args, "engine_ms", 1000)))
+    return {"delay_s": delay, "engine": engine}
 
 
 def start_live(args: argparse.Namespace, out_dir: str | Path) -> Any:
@@ -49,12 +102,14 @@ def start_live(args: argparse.Namespace, out_dir: str | Path) -> Any:
     """
     spec = getattr(args, "http", None)
     if not spec:
+        if getattr(args, "delay", 0.0) or getattr(args, "engine", None) is not None:
+            raise ValueError("--delay and --engine go with --http (they change what the live pages show)")
         return None
     from live.server import LiveServer, ServerConfig, parse_http
 
     host, port = parse_http(spec)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    server = LiveServer(out_dir, ServerConfig(host=host, port=port)).start()
+    server = LiveServer(out_dir, ServerConfig(host=host, port=port, **broadcast_settings(args))).start()
     _announce(server)
     return server
 
@@ -102,6 +157,13 @@ def _announce(server: Any) -> None:
           f"state: {server.url}/state.json", file=sys.stderr, flush=True)
     print(f"live: arbiter's page (rulings): {server.url}/?token={server.token}   token: {server.token}",
           file=sys.stderr, flush=True)
+    config = server.config
+    if config.delay_s > 0:
+        print(f"live: the public pages show the game {config.delay_s:g} s late; with the token it is live",
+              file=sys.stderr, flush=True)
+    if config.engine is not None:
+        print(f"live: engine {' '.join(config.engine.command)} ({config.engine.movetime_ms} ms a position, niced); "
+              f"bar: {server.url}/overlay?eval=1", file=sys.stderr, flush=True)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -114,7 +176,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"xqtrack serve: note: {out}/events.jsonl does not exist yet; serving it once it appears",
               file=sys.stderr)
     host, port = parse_http(args.http)
-    server = LiveServer(out, ServerConfig(host=host, port=port, token=args.token)).start()
+    server = LiveServer(out, ServerConfig(host=host, port=port, token=args.token, **broadcast_settings(args))).start()
     _announce(server)
     try:
         if args.duration is not None:
@@ -129,16 +191,41 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_files(command: str, line: dict[str, Any]) -> None:
+    """Warn when review.html or game.pgn could not be rebuilt (the line is journalled all the same)."""
+    for name, key in (("review.html", "review"), ("game.pgn", "pgn")):
+        if str(line.get(key, "")).startswith("not rewritten"):
+            print(f"xqtrack {command}: warning: {name} {line[key]}", file=sys.stderr)
+
+
 def _rule(args: argparse.Namespace) -> int:
     from live.rulings import Ruling, record_ruling
-    from runtime.journal import JournalError
-    from runtime.review import write_review
 
     decision = "upheld" if args.uphold else "dismissed"
-    line = record_ruling(args.dir, Ruling(args.incident, decision, args.note or "", by="cli"))
-    try:
-        write_review(args.dir)
-    except (OSError, JournalError) as exc:  # the ruling is journalled; the page can be rebuilt later
-        print(f"xqtrack rule: warning: review.html not rewritten: {exc}", file=sys.stderr)
-    print(f"incident {line['incident']}: {decision}" + (f" ({line['note']})" if line.get("note") else ""))
+    line = record_ruling(args.dir, Ruling(args.incident, decision, args.note or "", by=args.by, revise=args.revise))
+    _say_files("rule", line)
+    rev = f" (revision {line['revision']}, revises {line['revises']})" if line.get("revises") else ""
+    print(f"incident {line['incident']}: {decision}" + (f" ({line['note']})" if line.get("note") else "") + rev)
+    return 0
+
+
+def _result(args: argparse.Namespace) -> int:
+    from live.rulings import record_result
+
+    line = record_result(args.dir, args.result, args.reason or "", by=args.by, note=args.note or "",
+                         revise=args.revise)
+    _say_files("result", line)
+    rev = f" (revision {line['revision']}, revises {line['revises']})" if line.get("revises") else ""
+    print(f"result {line['result']} at ply {line['ply']}: {line['reason']}{rev}")
+    return 0
+
+
+def _correct(args: argparse.Namespace) -> int:
+    from board.arbiter import split_moves
+    from live.rulings import record_correction
+
+    line = record_correction(args.dir, args.from_ply, split_moves(args.moves), by=args.by, note=args.note or "")
+    _say_files("correct", line)
+    print(f"from ply {line['from_ply']}: {' '.join(line['was']) or '-'} -> {' '.join(line['moves']) or '-'} "
+          f"({line['ply']} plies now)")
     return 0

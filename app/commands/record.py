@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_pacing(d)
     add_http_option(d, linger_default=None)  # live pages (app/commands/live.py)
     d.add_argument("--hall", action="store_true",
-                   help="a broker, a hub and two stations on the bundled clip (app/commands/hall.py)")
+                   help="a whole tournament hall on this machine: a broker, a hub on --http (default 8080) and "
+                        "two stations recording the bundled clip as boards 1 and 2")
     d.set_defaults(func=_demo)
 
 
@@ -58,16 +59,15 @@ def _add_pacing(p: argparse.ArgumentParser) -> None:
                    help="with --realtime: X times real time (default 1)")
 
 
-# Share of each second of frames a live source may spend searching for a board it has not found.
-LIVE_SEARCH_SHARE = 0.5
-
-
 def _make_reader(live: bool = False, profile=None):
+    """The video reader for a file or a live source (vision.config.ReaderConfig.for_source: a live
+    source takes the search thread's answers when they are ready, a file at fixed frames)."""
     try:
         from vision import BoardReader
+        from vision.config import ReaderConfig
     except ImportError as exc:
         raise RuntimeError(f"the vision stage is not available: {exc}") from None
-    return BoardReader(search_share=LIVE_SEARCH_SHARE if live else None, profile=profile)
+    return BoardReader(config=ReaderConfig.for_source(live), profile=profile)
 
 
 # The piece set a recording learnt from its start position, in its --out folder.
@@ -225,15 +225,25 @@ def _open_clock(port: str, out_dir: str | None = None, resume: bool = False):
 
 
 def _record(args: argparse.Namespace) -> int:
-    from runtime.console import LiveView, ProgressBar
-    from runtime.recorder import Recorder, resume_point
-
+    """`xqtrack record`: the arguments checked, then the recording made with its folder held."""
     if args.start_fen and args.resume:
         raise ValueError("--start-fen and --resume cannot be used together (the journal holds the position)")
     if args.start_fen:
         from rules import position_from_fen
         # FenError says what is wrong (or impossible) before anything opens
         position_from_fen(args.start_fen, args.allow_impossible, what="--start-fen")
+    from runtime.folder_lock import hold_folder
+
+    # one recorder per folder, from before anything is written (or the resume point read) to the end
+    with hold_folder(args.out, "record --resume" if args.resume else "record"):
+        return _record_held(args)
+
+
+def _record_held(args: argparse.Namespace) -> int:
+    """`record` with its folder held (runtime.folder_lock)."""
+    from runtime.console import LiveView, ProgressBar
+    from runtime.recorder import Recorder, resume_point
+
     start_s = resume_point(args.out) if args.resume and not _is_live_spec(args.source) else 0.0
     source = _open_source(args, start_s)
     clock = _open_clock(args.clock, args.out, args.resume) if args.clock else None
@@ -307,13 +317,12 @@ def sample_clip() -> Path:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    """`xqtrack demo`: the bundled clip recorded (its truth, when shipped, gives the start and the score)."""
     import json
 
     if getattr(args, "hall", False):
         from app.commands.hall import run_hall_demo
         return run_hall_demo(args)
-
-    from runtime.recorder import Recorder
 
     clip = sample_clip()
     out = Path(args.out) if args.out else Path.cwd() / time.strftime("xqtrack-demo-%Y%m%d-%H%M%S")
@@ -330,6 +339,16 @@ def _demo(args: argparse.Namespace) -> int:
         if placement:
             side = placement[1] if len(placement) > 1 else (truth.get("moves") or [{}])[0].get("side", "w")
             start_fen = f"{placement[0]} {side} - - 0 1"
+    from runtime.folder_lock import hold_folder
+
+    with hold_folder(out, "demo"):   # one recorder per folder, as `record`
+        return _demo_held(args, clip, out, truth, start_fen)
+
+
+def _demo_held(args: argparse.Namespace, clip: Path, out: Path, truth: dict | None, start_fen: str | None) -> int:
+    """`xqtrack demo` with its folder held (runtime.folder_lock)."""
+    from runtime.recorder import Recorder
+
     print(f"xqtrack demo: recording {clip}")
     print(f"writing to {out}/\n")
     args.clip = str(clip)

@@ -3,12 +3,87 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# The photo limit, as `--help` shows it (rules.bounded_read.PHOTO_MAX_BYTES; a test keeps the two
+# equal): written out so that registering the command does not import the rules package.
+PHOTO_LIMIT_TEXT = "64M"
+
+
+def _size(text: str) -> int:
+    """`--max-bytes` as a number of bytes (K, M, G accepted); a usage error that says why otherwise."""
+    from rules.bounded_read import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def load_photo(path: str, max_bytes: int | None = None) -> "np.ndarray":
+    """The photo at `path` as a BGR image, read through `rules.bounded_read` and decoded in memory.
+
+    Why not cv2.imread: it says nothing useful about a directory, a missing file or a device, and
+    the bytes must be read with a limit (a path may name /dev/zero or an endless FIFO). Each
+    failure is one line naming the path: no such file, a directory, over `max_bytes` (and how to
+    raise it), empty, or not an image OpenCV can decode. `max_bytes` None: the photo limit."""
+    import cv2
+    import numpy as np
+
+    from rules.bounded_read import PHOTO_MAX_BYTES, format_size, read_file_bounded
+
+    try:
+        data = read_file_bounded(path, PHOTO_MAX_BYTES if max_bytes is None else max_bytes, what="photo")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such image file: {path}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{path}: is a directory, not an image file") from None
+    except OSError as exc:
+        raise OSError(f"{path}: cannot read the image file: {exc.strerror or exc}") from None
+    if not data:
+        raise ValueError(f"{path}: the file is empty, not an image")
+    _check_pixel_count(path, data)
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: not an image OpenCV can decode ({format_size(len(data))} of something else)")
+    return image
+
+
+# Most pixels a photo may decode to: a 50-megapixel phone photo fits; a small PNG that declares
+# 20000x20000 (2.4 GB once decoded) does not.
+PHOTO_MAX_PIXELS = 120_000_000
+
+
+def _check_pixel_count(path: str, data: bytes) -> None:
+    """Refuse an image whose header declares more than PHOTO_MAX_PIXELS, before it is decoded.
+
+    Why: the byte limit does not bound the decoded size (a few hundred KB of PNG can declare a
+    gigapixel). Pillow reads only the header here; a header it cannot read is left to OpenCV."""
+    import io
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                width, height = im.size
+    except Image.DecompressionBombError:
+        raise ValueError(f"{path}: the image declares far more pixels than the "
+                         f"{PHOTO_MAX_PIXELS // 1_000_000} megapixels a photo may have") from None
+    except Exception:   # not a format Pillow knows: OpenCV's decoder and its own limit decide
+        return
+    if width * height > PHOTO_MAX_PIXELS:
+        raise ValueError(f"{path}: the image declares {width}x{height} pixels, more than the "
+                         f"{PHOTO_MAX_PIXELS // 1_000_000} megapixels a photo may have")
 
 
 def _read(args: argparse.Namespace) -> int:
-    import cv2
     import numpy as np
 
     from vision.locate import BoardNotFoundError
@@ -16,11 +91,7 @@ def _read(args: argparse.Namespace) -> int:
     from vision.observation import board_fen
 
     path = args.image
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such image file: {path}")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"{path}: not an image OpenCV can decode")
+    image = load_photo(path, args.max_bytes)
     camera = None
     if args.camera:
         from calibration.camera import CameraIntrinsics
@@ -81,4 +152,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="read with the piece set taught by `xqtrack calibrate pieces PHOTO --name NAME`")
     p.add_argument("--any-placement", action="store_true",
                    help="the photo need not show a game position (pieces may stand anywhere; set counts still hold)")
+    p.add_argument("--max-bytes", type=_size, default=None, metavar="BYTES",
+                   help=f"read at most this much of the photo file (default {PHOTO_LIMIT_TEXT}; "
+                        "K, M, G accepted): a larger file, or an endless device or pipe, is refused")
     p.set_defaults(func=_read)

@@ -4,7 +4,9 @@
   "use strict";
   var params = new URLSearchParams(location.search);
   var flip = params.get("flip") === "1" || params.get("flip") === "true";
-  var token = params.get("token");
+  // Arbiter or not: the server turned any ?token=... into an HttpOnly cookie and a clean URL, so
+  // this script never sees the token; session.json says whether this browser holds it.
+  var arbiter = false;
   var L = window.XQ_LABELS || {};
   var body = document.body;
   var isOverlay = body.dataset.page === "overlay";
@@ -16,9 +18,18 @@
   var stripCount = parseInt(params.get("moves") || "8", 10) || 8;
   var xq = window.__xq = { applied: {}, state: null, count: 0 };
   var clockBase = null; // {red_ms, black_ms, running, at: performance.now()}
+  // ?status=0 hides the sync pill (on air); ?eval=1 shows the engine's bar (the server sets both
+  // classes in the HTML it sends, so the first frame is right; kept here for a page saved elsewhere)
+  if (params.get("status") === "0") body.classList.add("no-status");
+  if (params.get("eval") === "1") body.classList.add("show-eval");
 
   function el(id) { return document.getElementById(id); }
-  function label(key) { var l = L[key]; return l ? l[0] + " " + l[1] : key; }
+  // one language at a time (xq-lang.js: ?lang=zh|en or the browser's); both without it
+  function label(key) { if (window.XQ) return window.XQ.label(key); var l = L[key]; return l ? l[0] + " " + l[1] : key; }
+  function sideText(s) { return window.XQ ? window.XQ.side(s) : (s || ""); }
+  function detailText(inc) { return window.XQ ? window.XQ.detail(inc) : (inc.detail || ""); }
+  function wallText(w) { return window.XQ && w ? " · " + window.XQ.time(w) : ""; }
+  function reasonText(r) { return window.XQ ? window.XQ.reason(r) : r; }
   function text(s) { var d = document.createElement("span"); d.textContent = s; return d.innerHTML; }
 
   function fmt(ms) {
@@ -82,7 +93,7 @@
     });
     if (!keys.length) return "";
     return "<div class='evidence'>" + keys.map(function (k) {
-      return "<a target='_blank' href='" + ev[k] + "'>" + text(label(k)) + "</a>";
+      return "<a target='_blank' rel='noopener noreferrer' href='" + ev[k] + "'>" + text(label(k)) + "</a>";
     }).join(" · ") + "</div>";
   }
 
@@ -93,21 +104,26 @@
       var ruling = inc.ruling ? inc.ruling.decision : "pending";
       if (inc.retracted) {   // withdrawn after a correction: shown struck through, nothing to rule on
         return "<li class='retracted' data-id='" + inc.id + "'><span class='kind'><s>#" + inc.id + " " +
-          text(label(inc.kind)) + "</s></span> · " + label("ply") + " " + inc.ply + "<br>retracted: " +
+          text(label(inc.kind)) + "</s></span> · " + label("ply") + " " + inc.ply + "<br>" + label("retracted") + ": " +
           text(inc.retracted.reason || "") + "</li>";
       }
-      var buttons = token && !inc.ruling ?
-        "<br><button data-id='" + inc.id + "' data-decision='uphold'>" + label("uphold") + "</button>" +
-        "<button data-id='" + inc.id + "' data-decision='dismiss'>" + label("dismiss") + "</button>" : "";
+      // a ruling stands: the buttons revise it (naming its revision), each a second click to confirm
+      var rev = inc.ruling ? " data-revises='" + (inc.ruling.revision || 1) + "'" : "";
+      var pre = inc.ruling ? label("revise") + ": " : "";
+      var buttons = arbiter ?
+        "<br><button data-id='" + inc.id + "' data-decision='uphold'" + rev + ">" + pre + label("uphold") + "</button>" +
+        "<button data-id='" + inc.id + "' data-decision='dismiss'" + rev + ">" + pre + label("dismiss") + "</button>" : "";
       return "<li class='" + ruling + "' data-id='" + inc.id + "'><span class='kind'>#" + inc.id + " " +
-        text(label(inc.kind)) + "</span> · " + text(inc.side || "") + " · " + label("ply") + " " + inc.ply +
-        (inc.points.length ? " · " + text(inc.points.join(", ")) : "") + "<br>" + text(inc.detail) +
+        text(label(inc.kind)) + "</span> · " + text(sideText(inc.side)) + " · " + label("ply") + " " + inc.ply +
+        text(wallText(inc.wall)) +
+        (inc.points.length ? " · " + text(inc.points.join(", ")) : "") + "<br>" + text(detailText(inc)) +
         evidenceLinks(inc.evidence || {}) +
         "<div class='ruling'>" + label("ruling") + ": " + label(ruling) +
         (inc.ruling && inc.ruling.note ? " — " + text(inc.ruling.note) : "") + "</div>" + buttons + "</li>";
     });
     list.innerHTML = items.join("");
     el("no-incidents").style.display = items.length ? "none" : "";
+    if (arbiter) refreshArmed();
   }
 
   function drawSync(st) {
@@ -125,6 +141,8 @@
     drawMoves(st);
     drawIncidents(st);
     drawSync(st);
+    drawNames(st);
+    drawEval(st);
     clockBase = st.clocks ? { red_ms: st.clocks.red_ms, black_ms: st.clocks.black_ms,
       running: st.ended ? null : st.clocks.running, at: performance.now() } : null;
     drawClocks();
@@ -137,7 +155,12 @@
     var res = el("result");
     if (res) {
       res.hidden = st.result === "*";
-      res.textContent = st.result === "*" ? "" : label("result") + ": " + st.result + (st.end_reason ? " (" + st.end_reason + ")" : "");
+      res.textContent = st.result === "*" ? "" : label("result") + ": " + st.result + (st.end_reason ? " (" + reasonText(st.end_reason) + ")" : "");
+    }
+    var enter = el("result-enter");
+    if (enter && arbiter) {   // a result stands: the button revises it (each revision journalled)
+      enter.dataset.text = label((st.results || []).length ? "revise" : "enter_result");
+      showArmed(enter);
     }
     body.classList.toggle("no-clock", !st.clocks);
     xq.applied[st.seq] = Date.now();
@@ -153,24 +176,114 @@
     };
   }
 
+  // Anything that changes the record takes a second click: the first turns the button into
+  // "confirm: ...?" for a few seconds (a result, a ruling or a correction is never entered by a
+  // slip). Kept by key, not on the button: the incident list is redrawn as the game goes on.
+  var armed = {};
+  function armKey(b) { return b.id || ("rule:" + b.dataset.id + ":" + b.dataset.decision); }
+  function showArmed(b) {
+    var on = (armed[armKey(b)] || 0) > Date.now();
+    if (!b.dataset.text) b.dataset.text = b.textContent;
+    b.classList.toggle("confirming", on);
+    b.textContent = on ? label("confirm") + ": " + b.dataset.text + "?" : b.dataset.text;
+  }
+  function refreshArmed() {
+    Array.prototype.forEach.call(document.querySelectorAll("button[data-decision], #result-enter, #correct-enter"),
+      showArmed);
+  }
+  function confirmed(b) {
+    var k = armKey(b);
+    if ((armed[k] || 0) > Date.now()) { delete armed[k]; showArmed(b); return true; }
+    armed[k] = Date.now() + 6000;
+    showArmed(b);
+    setTimeout(refreshArmed, 6100);
+    return false;
+  }
+  function say(t, bad) { var m = el("arbiter-msg"); if (m) { m.textContent = t; m.className = bad ? "err" : ""; } }
+  function change(url, body, done) {
+    fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body) }).then(function (r) {
+      return r.text().then(function (t) { if (r.ok) { say(""); if (done) done(); } else { say(t, true); } });
+    }).catch(function () { say("unreachable", true); });
+  }
+
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("button[data-decision]");
-    if (!b || !token) return;
+    if (!b || !arbiter || !confirmed(b)) return;
     var note = window.prompt(label("note")) || "";
-    fetch("rule", { method: "POST", headers: { "Content-Type": "application/json", "X-XQ-Token": token },
-      body: JSON.stringify({ incident: parseInt(b.dataset.id, 10), decision: b.dataset.decision, note: note }) })
-      .then(function (r) { if (!r.ok) r.text().then(function (t) { window.alert(t); }); });
+    var body = { incident: parseInt(b.dataset.id, 10), decision: b.dataset.decision, note: note };
+    if (b.dataset.revises) body.revises = parseInt(b.dataset.revises, 10);
+    change("rule", body);
   });
 
-  if (token && el("arbiter")) {
+  function becomeArbiter() {
+    arbiter = true;
+    if (xq.state) drawIncidents(xq.state);
+    if (!el("arbiter")) return;
     el("arbiter").hidden = false;
+    if (el("correct-panel")) el("correct-panel").hidden = false;
     el("result-enter").addEventListener("click", function () {
-      fetch("result", { method: "POST", headers: { "Content-Type": "application/json", "X-XQ-Token": token },
-        body: JSON.stringify({ result: el("result-value").value, reason: el("result-reason").value }) })
-        .then(function (r) { if (!r.ok) r.text().then(function (t) { window.alert(t); }); });
+      var b = el("result-enter");
+      if (!confirmed(b)) return;
+      var body = { result: el("result-value").value, reason: el("result-reason").value };
+      var st = xq.state, results = (st && st.results) || [];
+      if (results.length) body.revises = results[results.length - 1].revision;   // a result stands: revise it
+      change("result", body);
+    });
+    var fix = el("correct-enter");
+    if (fix) fix.addEventListener("click", function () {
+      if (!confirmed(fix)) return;
+      change("correct", { from_ply: parseInt(el("correct-from").value, 10), moves: el("correct-moves").value,
+        note: el("correct-note").value }, function () { el("correct-moves").value = ""; });
     });
   }
 
+  if (!isOverlay) {
+    fetch("session.json", { credentials: "same-origin", cache: "no-store" }).then(function (r) { return r.json(); })
+      .then(function (d) {
+        if (d.setup === false) {   // the hall's hub has no camera frame: no set-up check to link to
+          Array.prototype.forEach.call(document.querySelectorAll("a[href^='setup']"), function (a) { a.hidden = true; });
+        }
+        if (d.arbiter) becomeArbiter();
+      }).catch(function () {});
+  }
+
+  function drawNames(st) {
+    var h = st.headers || {};
+    ["red", "black"].forEach(function (side) {
+      var n = el("clock-" + side) && el("clock-" + side).querySelector(".name");
+      if (n) n.textContent = h[side === "red" ? "Red" : "Black"] || "";
+    });
+    body.classList.toggle("no-names", !(h.Red || h.Black));
+  }
+
+  // The engine's evaluation (st.eval, from red's side): red's share of the bar grows from red's end
+  // of the board; while the new position is still being thought about the last bar stays, dimmed.
+  function drawEval(st) {
+    var bar = el("evalbar");
+    if (!bar || !body.classList.contains("show-eval")) return;
+    var ev = st.eval, fill = bar.querySelector(".evalbar-red"), txt = bar.querySelector(".evalbar-text");
+    var line = el("evalline");
+    bar.classList.toggle("flipped", flip);
+    bar.dataset.status = ev ? ev.status : "off";
+    if (!ev || ev.status !== "ok") {
+      bar.classList.add("pending");
+      if (!bar.dataset.score) txt.textContent = ev ? "…" : "–";
+      if (line) line.textContent = ev ? (ev.engine || "") + " " + (ev.status === "thinking" ? "…" : ev.status) +
+        (ev.detail ? ": " + ev.detail : "") : "no engine (xqtrack … --engine)";
+      return;
+    }
+    bar.classList.remove("pending");
+    var share = Math.max(0, Math.min(1, ev.red_share));
+    fill.style[bar.classList.contains("horizontal") ? "width" : "height"] = (share * 100).toFixed(1) + "%";
+    txt.textContent = ev.text;
+    bar.classList.toggle("black-better", share < 0.5);
+    bar.dataset.score = ev.text;
+    bar.dataset.share = share.toFixed(3);
+    if (line) line.textContent = ev.text + "  d" + ev.depth + "  " + (ev.pv_chinese || []).slice(0, 8).join(" ");
+  }
+
   setInterval(drawClocks, 200);
+  if (window.XQ_STATE) apply(window.XQ_STATE);   // the state the server drew the page with: no blank frame
   connect();
 })();

@@ -8,7 +8,7 @@
   var shown = null;
   window.__xq = { setup: null };
   function el(id) { return document.getElementById(id); }
-  function label(key) { var l = L[key]; return l ? l[0] + " " + l[1] : key; }
+  function label(key) { if (window.XQ) return window.XQ.label(key); var l = L[key]; return l ? l[0] + " " + l[1] : key; }
   function esc(s) { var d = document.createElement("span"); d.textContent = s; return d.innerHTML; }
 
   function lattice(s) {
@@ -57,7 +57,7 @@
     lock.className = "sync " + (s.pose ? (conf >= 0.5 ? "in_sync" : "reading") : "out_of_sync");
     lock.textContent = s.pose ? label("confidence") + " " + Math.round(conf * 100) + "%" : label("no_board");
     el("confidence").textContent = conf === null ? "–" : (conf * 100).toFixed(0) + "%";
-    el("red-side").textContent = s.pose ? s.pose.red_side : "–";
+    el("red-side").textContent = s.pose ? (L[s.pose.red_side] ? label(s.pose.red_side) : s.pose.red_side) : "–";
     el("frame-no").textContent = s.frame + " (t=" + s.t.toFixed(1) + " s)";
     el("expected").textContent = s.expected_fen || "–";
     el("reads").textContent = s.pose ? (s.reads_fen + (s.differs.length ? " — " + label("differs") + ": " +

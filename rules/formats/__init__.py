@@ -1,6 +1,6 @@
 """Game files in the formats Chinese clubs use, read into the same `Game` objects as PGN.
 
-    read_game_file(path) -> GameList (a list of Game, plus `.skipped` and `.format`)
+    read_game_file(path, max_bytes=16 MiB) -> GameList (a list of Game, plus `.skipped` and `.format`)
     read_games(data, source=None) -> GameList          detect_format(data) -> str
     write_games(games, fmt="pgn", notation=..., encoding=...) -> bytes
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rules.bounded_read import GAME_FILE_MAX_BYTES, MAX_BYTES_OPTION, InputTooLargeError, read_file_bounded
 from rules.formats.errors import (
     CbfError, CcBridgeError, DhtmlXqError, GameFileError, GameList, SkippedGame, UnknownFormatError, XqfError,
 )
@@ -27,16 +28,21 @@ __all__ = ["read_game_file", "read_games", "detect_format", "write_games", "READ
            "CbfError", "DhtmlXqError", "UnknownFormatError"]
 
 
-def read_game_file(path: str | Path) -> GameList:
+def read_game_file(path: str | Path, max_bytes: int = GAME_FILE_MAX_BYTES,
+                   limit_option: str | None = MAX_BYTES_OPTION) -> GameList:
     """Every game in the file at `path`, any format (the only function here that opens a file).
 
     The result is a list of `Game`; `.skipped` lists the games of a library left out as
     broken and `.format` names the format found. GameFileError (a PgnError) when the file
-    cannot be opened or holds no readable game at all.
+    cannot be opened, is larger than `max_bytes` (the message names `limit_option` as the way
+    to raise the limit), or holds no readable game at all. At most `max_bytes + 1` bytes are
+    ever read, so a device or an endless pipe named as the file cannot exhaust memory.
     """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_file_bounded(p, max_bytes, what="game file", option=limit_option)
     except OSError as exc:
         raise GameFileError(f"cannot read the file: {exc.strerror or exc}", source=str(p)) from None
+    except InputTooLargeError as exc:
+        raise GameFileError(exc.detail, source=str(p)) from None
     return read_games(data, str(p))

@@ -42,6 +42,7 @@ class RawGame:
     initial_comment: str | None = None
     turn: str | None = None                      # None: the colour of the first piece moved
     board_offset: int | None = None              # where the position was read (for errors)
+    variations: int = 0                          # variations in the file, not read (main line only)
 
 
 def build_game(raw: RawGame, error: type[GameFileError], source: str | None = None) -> Game:
@@ -77,7 +78,7 @@ def build_game(raw: RawGame, error: type[GameFileError], source: str | None = No
         comments.append(pm.comment or None)
     return Game(headers={k: v for k, v in raw.headers.items() if v}, start_fen=start_fen,
                 moves=moves, comments=comments, result=raw.result,
-                initial_comment=raw.initial_comment or None)
+                initial_comment=raw.initial_comment or None, skipped_variations=raw.variations)
 
 
 def _name(sq: int) -> str:

@@ -75,6 +75,7 @@ def read_cbf(data: bytes, source: str | None = None) -> Game:
                   result=_RESULTS.get(fields.get("RecordResult", "0").strip(), "*"))
     move_list = root.find("MoveList")
     elements = [] if move_list is None else [e for e in move_list if e.tag == "Move"]
+    main_end = len(elements)
     for index, element in enumerate(elements):
         comment = element.get("comment") or element.findtext("Comment") or None
         comment = comment.strip() if comment else None
@@ -91,7 +92,11 @@ def read_cbf(data: bytes, source: str | None = None) -> Game:
         to = (9 - r2) * 9 + f2 if f2 <= 8 else -1
         raw.moves.append(PointMove(frm, to, None, comment))
         if element.get("end") == "1":
+            main_end = index + 1
             break
+    # each variation follows the main line as a run of moves ending with end="1"
+    rest = elements[main_end:]
+    raw.variations = sum(e.get("end") == "1" for e in rest) + (1 if rest and rest[-1].get("end") != "1" else 0)
     if raw.moves:
         first = raw.points.get(raw.moves[0].from_sq)
         if first is not None and first.isupper() != (raw.turn == "w"):

@@ -86,6 +86,7 @@ def read_cbr(data: bytes, source: str | None = None) -> Game:
     raw = RawGame(points=points, headers=headers, result=_RESULTS.get(data[_RESULT_OFFSET], "*"),
                   turn="w" if side == 1 else "b", board_offset=_BOARD_OFFSET)
     _read_main_line(data, raw, source)
+    raw.variations = _count_variations(data)
     if raw.moves:
         # the stored side is not always kept up to date by writers; the first mover decides
         first = points.get(raw.moves[0].from_sq)
@@ -126,6 +127,35 @@ def _read_main_line(data: bytes, raw: RawGame, source: str | None) -> None:
             if flags & 0x01:
                 return
         index += 1
+
+
+def _count_variations(data: bytes) -> int:
+    """How many variations the record's move tree holds: records flagged 0x02 "a variation
+    follows". The tree ends when every line opened has ended (0x01) or at four zero bytes;
+    what follows is not records. Counted leniently (to the first record that does not fit):
+    the count only feeds a warning that they are left out."""
+    pos = RECORD_HEADER_SIZE
+    index = 0
+    count = 0
+    open_lines = 1
+    while pos + 4 <= len(data) and open_lines:
+        record = data[pos:pos + 4]
+        pos += 4
+        if record == b"\x00\x00\x00\x00" and index > 0:
+            break
+        flags = record[0]
+        if index:                       # the root's flags say nothing of the moves
+            count += bool(flags & 0x02)
+            open_lines += bool(flags & 0x02) - bool(flags & 0x01)
+        if flags & 0x04:
+            if pos + 4 > len(data):
+                break
+            length = struct.unpack_from("<i", data, pos)[0]
+            if not 0 <= length <= len(data) - pos - 4:
+                break
+            pos += 4 + length
+        index += 1
+    return count
 
 
 def read_cbl(data: bytes, source: str | None = None) -> GameList:

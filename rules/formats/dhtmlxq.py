@@ -34,6 +34,7 @@ from rules.formats.errors import DhtmlXqError, GameList, SkippedGame
 _BLOCK_TOKEN_RE = re.compile(r"\[(/?)(DhtmlXQ(?:iFrame)?)\]", re.I)
 _TAG_TOKEN_RE = re.compile(r"\[(/?)DhtmlXQ_([A-Za-z0-9_]{1,40})\]", re.I)
 _HTML_TAG_RE = re.compile(r"<[^<>]{0,200}>")
+_VARIATION_TAG_RE = re.compile(r"move_\d+_\d+_\d+")      # move_B_N_C: one variation each
 _STANDARD_BINIT = "8979695949392919097717866646260600102030405060708012720323436383"
 
 # DhtmlXQ tag -> PGN tag, in the order the writer puts them
@@ -156,6 +157,7 @@ def read_block(body: str, base: int = 0, source: str | None = None) -> Game:
     raw.initial_comment = comments.get(0)
     raw.moves = [PointMove(pm.from_sq, pm.to_sq, pm.offset, comments.get(i + 1))
                  for i, pm in enumerate(raw.moves)]
+    raw.variations = sum(1 for tag, (_, value) in tags.items() if _VARIATION_TAG_RE.fullmatch(tag) and value)
     return build_game(raw, DhtmlXqError, source)
 
 

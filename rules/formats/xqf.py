@@ -120,7 +120,40 @@ def read_xqf(data: bytes, source: str | None = None) -> Game:
     raw = RawGame(points=points, headers=_read_headers(data), board_offset=16,
                   result=_RESULTS.get(data[_RESULT_OFFSET], "*"))
     _read_main_line(body, version, keys, raw, source)
+    raw.variations = _count_variations(body, keys)
     return build_game(raw, XqfError, source)
+
+
+def _count_variations(body: bytes, keys: XqfKeys | None) -> int:
+    """How many variations the move tree holds: records flagged "a variation follows" (each
+    such flag puts one alternative after the record's subtree). The tree ends when every line
+    opened has ended (a record with no next move); bytes after it are not records. Counted
+    leniently, to the first record that does not fit: the count only feeds a warning."""
+    pos = 0
+    index = 0
+    count = 0
+    open_lines = 1
+    while pos + 4 <= len(body) and open_lines:
+        flags = body[pos + 2]
+        pos += 4
+        if keys is None:
+            has_next, has_variation = bool(flags & 0xF0), bool(flags & 0x0F)
+            has_comment = True
+        else:
+            has_next, has_variation = bool(flags & 0x80), bool(flags & 0x40)
+            has_comment = bool(flags & 0x20)
+        if index:                       # the root's flags say nothing of the moves
+            count += has_variation
+            open_lines += has_variation - (not has_next)
+        if has_comment:
+            if pos + 4 > len(body):
+                break
+            length = struct.unpack_from("<i", body, pos)[0] - (keys.rmk_size if keys else 0)
+            if not 0 <= length <= len(body) - pos - 4:
+                break
+            pos += 4 + length
+        index += 1
+    return count
 
 
 def _read_pieces(data: bytes, version: int, keys: XqfKeys | None, source: str | None) -> dict[int, str]:

@@ -63,13 +63,30 @@ class FakeFrame:
 
 
 class ObservationReader:
-    """Stands in for vision.BoardReader: returns prepared observations by frame index."""
+    """Stands in for vision.BoardReader (a vision.protocol.Reader): returns prepared observations
+    by frame index, searches nothing, never re-seats or turns its lattice; keeps the positions and
+    disagreements the recorder tells it (`told`)."""
+
+    searches = 0
+    search_s = 0.0
+    search_share = None
+    lattice_replaced = 0
 
     def __init__(self, observations_list):
         self.obs = {o.frame_index: o for o in observations_list}
+        self.told: list[tuple[str | None, bool]] = []
 
     def process(self, frame, t, frame_index):
         return self.obs[frame_index]
+
+    def game_position(self, board, disagrees=False):
+        self.told.append((board, disagrees))
+
+    def take_anchored(self):
+        return []
+
+    def turn_board(self):
+        return False
 
 
 def fake_frames(n: int, fps: float = 25.0, shape=(90, 160, 3)):

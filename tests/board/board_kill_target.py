@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 
-from board_helpers import FakeFrame  # noqa: E402
+from board_helpers import FakeFrame, ObservationReader  # noqa: E402
 from board_scenario import Script  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -27,9 +27,9 @@ def game() -> Script:
     return s
 
 
-class SlowReader:
+class SlowReader(ObservationReader):
     def __init__(self, obs, delay):
-        self.obs = {o.frame_index: o for o in obs}
+        super().__init__(obs)
         self.delay = delay
 
     def process(self, frame, t, frame_index):

@@ -179,39 +179,34 @@ def test_a_weak_lattice_the_reader_replaced_is_journalled_once_with_its_frame(tm
     assert "weakly" in found[0]["detail"]
 
 
-class _AnchorWatcher(ObservationReader):
-    """An ObservationReader with a lock and an anchor that records when it was asked."""
+class _Anchoring(ObservationReader):
+    """An ObservationReader that re-seats its lattice (vision.anchor.AnchorResult) at frame 30."""
 
-    def __init__(self, obs, unquiet_until: int):
-        from dataclasses import replace
-        super().__init__([replace(o, quiet=False) if o.frame_index < unquiet_until else o for o in obs])
-        self.lock = object()
-        self.asked: list[tuple[int, str]] = []
+    def __init__(self, obs):
+        super().__init__(obs)
         self._frame = -1
 
     def process(self, frame, t, frame_index):
         self._frame = frame_index
         return super().process(frame, t, frame_index)
 
-    def anchor(self, frame, board):
-        self.asked.append((self._frame, board))
-        return None
+    def take_anchored(self):
+        from vision.anchor import AnchorResult
+        return [AnchorResult(0, 1, False, 120.0, explained=0.97)] if self._frame == 30 else []
 
 
-def test_a_lock_that_gives_no_quiet_frame_for_two_seconds_is_checked_against_the_start_once(tmp_path):
-    # a lattice a line off puts points on the floor and between the discs: the hand detector sees
-    # a hand in every frame, and the check a quiet board brings (start_mismatch) never comes
+def test_the_reader_is_told_the_games_position_every_frame_and_its_anchoring_is_journalled(tmp_path):
+    # the lattice policy (when to check the lattice against the known position) is the reader's
+    # (vision.anchor.AnchorWatch); the recorder tells it the position and journals what it did
     s = _game()
     obs = list(observations(s.frames, NoiseProfile(seed=2)))
-    reader = _AnchorWatcher(obs, unquiet_until=len(obs))
-    Recorder(tmp_path / "o", reader=reader).run(fake_frames(len(obs)))
-    assert [f for f, _ in reader.asked] == [50]          # 2.0 s of source time at 25 fps, then never again
-    assert reader.asked[0][1] == board_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR")
-
-
-def test_a_lock_seen_quiet_in_time_is_not_checked(tmp_path):
-    s = _game()
-    obs = list(observations(s.frames, NoiseProfile(seed=2)))
-    reader = _AnchorWatcher(obs, unquiet_until=40)
-    summary = Recorder(tmp_path / "o", reader=reader).run(fake_frames(len(obs)))
-    assert reader.asked == [] and summary.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    reader = _Anchoring(obs)
+    out = tmp_path / "o"
+    summary = Recorder(out, reader=reader).run(fake_frames(len(obs)))
+    assert summary.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    assert len(reader.told) == len(obs)
+    assert reader.told[0] == (board_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"), False)
+    assert reader.told[-1][0] != reader.told[0][0]           # the position after the moves
+    lines = [json.loads(x) for x in (out / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    found = [e for e in lines if e.get("status") == "lattice_anchored"]
+    assert len(found) == 1 and found[0]["frame"] == 30 and found[0]["shift"] == [0, 1] and not found[0]["fresh"]

@@ -150,9 +150,9 @@ def test_while_the_pose_moves_only_a_hand_at_rest_where_it_was_is_kept():
     assert not watch.hands(flags(*hand, "c6", "d6", "e6", "d5", "e5"), unsteady=True).any()
 
 
-def test_a_steady_camera_is_never_unsteady_and_a_slide_is_for_settle_s():
+def test_a_steady_camera_is_never_unsteady_and_a_slide_is_for_after_shift_s():
     h = np.array([[60.0, 0, 400], [0, -60.0, 650], [0, 0, 1]])
-    watch = CameraWatch(CameraConfig(moved=0.015, settle_s=0.4))
+    watch = CameraWatch(CameraConfig(moved=0.015, after_shift_s=0.4))
     assert not any(watch.unsteady(i / 25, h) for i in range(50))
     h2 = shifted(h, 1.5, 0.0)                     # 1.5 px at 60 px a spacing: 0.025 spacings
     assert abs(lattice_shift(h, h2) - 0.025) < 1e-6
@@ -165,13 +165,13 @@ def test_the_locks_own_refit_is_no_camera_move_but_a_knock_the_hand_detector_see
     """A blurred, noisy view keeps the lock refitting by up to 0.02 spacings while nothing moves
     (held-back 9120 of stop 35: a refit as black's hand came in hid the cannon's pick-up, and the
     rest left over was 'a touch of b9'); a shift the hand detector takes for a knock is a move."""
-    from vision.hands import HandDetector
+    from vision.hands import HandConfig
     h = np.array([[60.0, 0, 400], [0, -60.0, 650], [0, 0, 1]])
     watch = CameraWatch()
     assert not watch.unsteady(0.0, h)
     h_refit = shifted(h, 1.2, 0.0)                # 0.02 spacings
     assert not watch.unsteady(0.04, h_refit)
-    knock = HandDetector().bump_spacings
+    knock = HandConfig().bump_spacings
     assert CameraConfig().moved == knock      # one threshold for a knock, in the detector and here
     assert watch.unsteady(0.08, shifted(h_refit, 60.0 * knock * 1.01, 0.0))
 

@@ -41,9 +41,10 @@ def real_game(index: int, plies: int) -> list[str]:
 
 
 def write_game_journal(path: Path, moves: list[str], dt: float, headers: dict[str, str] | None = None,
-                       incidents_at: tuple[int, ...] = (3,)) -> Path:
+                       incidents_at: tuple[int, ...] = (3,), evidence: dict[str, str] | None = None) -> Path:
     """A station journal (the recorder's line shapes) of a real game: moves every `dt` seconds,
-    an incident with its id after each ply in `incidents_at`, clock presses, the end of the source."""
+    an incident with its id after each ply in `incidents_at` (naming `evidence`, role -> path
+    under the folder, when given), clock presses, the end of the source."""
     path.mkdir(parents=True, exist_ok=True)
     pos = Position()
     t = 0.0
@@ -70,7 +71,8 @@ def write_game_journal(path: Path, moves: list[str], dt: float, headers: dict[st
                 n_inc += 1
                 j.write({"type": "incident", "t": t, "ply": ply, "kind": "retouch", "side": side,
                          "points": ["e3"], "detail": "touched again after letting go",
-                         "frames": {"before": 1, "during": 2, "after": 3}, "id": n_inc})
+                         "frames": {"before": 1, "during": 2, "after": 3}, "id": n_inc,
+                         **({"evidence": evidence} if evidence else {})})
         j.write({"type": "tracking", "t": round(t + 1.0, 3), "ply": len(moves), "status": "source_ended",
                  "detail": "end of the source"})
     return path / "events.jsonl"

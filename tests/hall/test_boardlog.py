@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -86,7 +85,11 @@ def test_a_new_game_on_the_board_starts_a_new_copy_and_keeps_the_old_one(tmp_pat
     log.receive(2, _line(2), "game-a")
     taken = log.receive(1, _line(1), "game-b")
     assert taken.lines == [_line(1)] and log.next_seq == 2
-    assert len(list(Path(tmp_path).glob("events-*.jsonl"))) == 1
+    assert taken.set_aside == tmp_path / "games" / "1" and log.earlier_games() == [taken.set_aside]
+    old = [json.loads(x) for x in (taken.set_aside / "events.jsonl").read_text().splitlines()]
+    assert old == [_line(1), _line(2)]
+    assert (taken.set_aside / "game.id").read_text().strip() == "game-a"
+    assert (tmp_path / "game.id").read_text().strip() == "game-b"
     log.close()
 
 

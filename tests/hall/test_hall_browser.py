@@ -49,7 +49,8 @@ def test_the_board_page_the_hall_and_the_console_follow_the_games_from_the_broke
         browser.get(hall.http + "/arbiter?token=" + hall.token)
         _until(browser, "return document.querySelectorAll('#incidents tr').length", lambda n: n == 1)
         row = browser.find_element("css selector", "#incidents tr")
-        assert "retouch" in row.text and row.find_elements("css selector", "button[data-d='uphold']")
+        assert row.get_attribute("data-kind") == "retouch" and row.find_elements("css selector", "button[data-d='uphold']")
+        assert "touched again after letting go" in row.text          # its words, not the program's name (en-US)
         browser.get(hall.http + "/arbiter?token=wrong")
         _until(browser, "return document.getElementById('msg').textContent", lambda t: "token" in (t or ""))
     finally:

@@ -10,7 +10,8 @@ from hall.broker import acl_text
 from hall.brokerurl import BrokerURL, parse_broker_url
 
 
-@given(board=st.integers(1, 10_000), name=st.from_regex(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,20}", fullmatch=True))
+@given(board=st.integers(1, 10_000),
+       name=st.from_regex(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,20}\.(jpg|webm|json)", fullmatch=True))
 def test_every_board_topic_reads_back_as_its_board_and_kind(board, name):
     assert topics.parse_board_topic(topics.event_topic(board)) == topics.BoardTopic(board, "event")
     assert topics.parse_board_topic(topics.state_topic(board)) == topics.BoardTopic(board, "state")

@@ -98,4 +98,4 @@ def test_the_review_ships_its_font_and_loads_nothing_from_the_network(tmp_path):
     html = write_review(tmp_path).read_text(encoding="utf-8")
     assert "@font-face{font-family:'XQ UI';src:url(data:font/woff;base64," in html
     assert "http://" not in html and "https://" not in html and "<script" not in html
-    assert "放手后再摸 touched again after letting go" in html
+    assert "起手后二次触摸 touched again after letting go" in html

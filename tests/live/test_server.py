@@ -145,7 +145,8 @@ def test_a_ruling_needs_the_token_and_is_journalled(served):
     bad = json.dumps({"incident": 9, "decision": "uphold"}).encode()
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(urllib.request.Request(url + "/rule", data=bad, method="POST",
-                                                      headers={"X-XQ-Token": "secret-token"}), timeout=5)
+                                                      headers={"Content-Type": "application/json",
+                                                               "X-XQ-Token": "secret-token"}), timeout=5)
     assert err.value.code == 400 and b"no incident 9" in err.value.read()
 
 

@@ -42,7 +42,10 @@ def test_convert_writes_each_format_that_reads_back_the_same_game(source, fmt, t
     out = tmp_path / f"game.{fmt}"
     done = xqtrack("convert", str(CLUB / source), "--to-format", fmt, "--out", str(out))
     assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout == b"" and done.stderr == b""
+    # the two sources with a variation say that it is not written (issue 43); the rest say nothing
+    dropped = (f"xqtrack convert: warning: {CLUB / source}: 1 variation in game 1 dropped: only the main line "
+               "of each game is written\n" if source in ("dpxq_page_gbk.html", "opening_handwritten.cbf") else "")
+    assert done.stdout == b"" and done.stderr.decode() == dropped
     before, after = read_game_file(CLUB / source)[0], read_games(out.read_bytes())[0]
     assert after.moves == before.moves and after.result == before.result
     assert after.start_position().fen() == before.start_position().fen()

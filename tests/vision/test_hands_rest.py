@@ -323,7 +323,7 @@ def test_discs_knocked_just_over_the_edge_beside_the_points_they_left_are_no_res
     assert quiet and quiet[0] / fps <= 1.0
     assert not states[-1].hidden.any()
     # the same scene read as before this rule (any ring cover an arm): never quiet
-    old = _knock_over_the_edge(vh.HandDetector(arm_edge_frac=0.0), fps)
+    old = _knock_over_the_edge(vh.HandDetector(vh.HandConfig(arm_edge_frac=0.0)), fps)
     assert not any(s.quiet for s in old)
 
 
@@ -350,10 +350,10 @@ def test_captured_discs_set_down_across_the_edge_beside_an_emptied_point_settle_
     det = vh.HandDetector()
     states = _captured_beyond_the_corner(det, fps)
     quiet = [i for i, s in enumerate(states) if s.quiet]
-    assert quiet and quiet[0] / fps <= det.lifeless_s + 1.0
+    assert quiet and quiet[0] / fps <= det.config.lifeless_s + 1.0
     assert states[-1].quiet and not states[-1].hidden.any()
     # without the rule the scene holds the board busy for good
-    assert not any(s.quiet for s in _captured_beyond_the_corner(vh.HandDetector(lifeless_s=1e9), fps))
+    assert not any(s.quiet for s in _captured_beyond_the_corner(vh.HandDetector(vh.HandConfig(lifeless_s=1e9)), fps))
 
 
 def _patch(board: np.ndarray, rng: np.random.Generator, cells: tuple[int, int, int, int]) -> np.ndarray:
@@ -409,7 +409,7 @@ def test_a_resting_hand_learnt_into_the_background_is_let_go_when_it_leaves_if_t
     for calm_look_s, let_go in ((0.5, True), (1e9, False)):
         rng = np.random.default_rng(3)
         board = _board()
-        det = vh.HandDetector(calm_look_s=calm_look_s)
+        det = vh.HandDetector(vh.HandConfig(calm_look_s=calm_look_s))
         n = 0
 
         def step(img: np.ndarray) -> vh.HandState:

@@ -74,7 +74,7 @@ def test_a_weak_lock_on_a_wrong_lattice_gives_way_to_a_clearly_better_one(vsim):
     pol = reader.lock.polarity
     wrong = good @ np.array([[1.0, 0, 0], [0, 1.0, 1.0], [0, 0, 1.0]])    # a rank off
     seen = _verify(gray, wrong, pol)
-    assert seen.score < reader.doubt.doubt_below
+    assert seen.score < reader.config.doubt.doubt_below
     reader._adopt(img, 0.0, FoundBoard(wrong, seen.support, pol, seen.score, None))
     weak = seen.score
     poses = [reader.process(img, i / 10, i).pose for i in range(1, 30)]
@@ -303,24 +303,22 @@ def test_a_right_lock_is_audited_and_kept_the_audits_spaced_ever_wider(vsim):
     assert vsim.lattice_error(poses[-1].homography, truth.homography) < 0.1 * geo.point_spacing_px(good)
 
 
-def test_an_audit_keeps_a_lock_near_the_lattice_it_finds_and_replaces_one_well_off_it(vsim, monkeypatch):
+def test_an_audit_keeps_a_lock_near_the_lattice_it_finds_and_replaces_one_well_off_it(vsim):
     # tuning 8325: an audit on the frame a hand left found a lattice 0.01 spacings from the lock,
     # scoring clearly more on that frame; taken, every disc's offset jumped, and the next settle
     # called an untouched chariot knocked 0.20 off its place. Tuning 8356 (a lens-distorted board):
     # audits and the lock's own refits took turns between two fits 0.13 apart.
-    import vision.reader as vr
     img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
     img = np.ascontiguousarray(img)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     reader = BoardReader(classify=False)
     reader.process(img, 0.0, 0)
     good, pol = reader.h.copy(), reader.lock.polarity
-    monkeypatch.setattr(vr, "locate_and_read", lambda frame, clf, exclude=(): FoundBoard(good, 0.9, pol, 0.9, None))
     for dx, taken in ((0.13, False), (0.3, True)):
         lock = good @ np.array([[1.0, 0, dx], [0, 1.0, 0], [0, 0, 1.0]])
         reader._adopt(img, 0.0, FoundBoard(lock, 0.7, pol, 0.7, None))
         before = reader.lattice_replaced
-        reader._search_for_better(img, gray, 1.0)
+        reader._take_better(img, gray, 1.0, FoundBoard(good, 0.9, pol, 0.9, None))    # the audit's answer
         assert (reader.lattice_replaced - before == 1) == taken, dx
         assert np.allclose(reader.h, good if taken else lock)
 
@@ -341,7 +339,7 @@ def test_a_lock_that_moves_a_tenth_of_a_spacing_at_once_is_counted_as_another_la
     relocks = reader.relocks
     spacing = geo.point_spacing_px(reader.h)
     after = [reader.process(moved, (6 + i) / 10, 6 + i) for i in range(8)]
-    assert dx / spacing >= reader.doubt.new_lattice_after and reader.relocks == relocks   # followed, not found anew
+    assert dx / spacing >= reader.config.doubt.new_lattice_after and reader.relocks == relocks   # followed, not found anew
     assert vsim.max_point_error(after[-1].pose.homography, np.array([[1, 0, dx], [0, 1, 0], [0, 0, 1.0]]) @ truth.homography) < 1.5
     # another lattice (or one per step the lock took to follow), then the same one while it holds
     assert after[3].lattice > seen[-1] and {o.lattice for o in after[3:]} == {after[3].lattice}

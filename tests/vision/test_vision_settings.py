@@ -1,4 +1,5 @@
-"""The vision settings (LocateConfig, LockConfig, RidgeConfig, LineFitConfig, DiscConfig).
+"""The vision settings (LocateConfig, LockConfig, RidgeConfig, LineFitConfig, DiscConfig, and the reader's:
+HandConfig, AnchorConfig, LockDoubtConfig, SearchConfig in vision.config.ReaderConfig).
 
 Each threshold of the finder, the lock, the line measurement, the line fit and the disc fit is
 a named field with its unit; a bad value is refused naming the field, and a setting handed to
@@ -21,10 +22,13 @@ from vision.locate import (BoardNotFoundError, CombConfig, EdgeConfig, FamilyCon
                            LsdLook, RedConfig, RefinePass, SearchConfig, SegmentConfig, VerifyConfig, WindowConfig,
                            find_lattice, locate, to_gray)
 from vision.lock import LockConfig, LockKeeper
+from vision import config as reader_config
+from vision.hands import HandConfig
 
 SETTINGS = [LocateConfig(), SegmentConfig(), FamilyConfig(), CombConfig(), VerifyConfig(), SearchConfig(),
             LineRefineConfig(), WindowConfig(), EdgeConfig(), RedConfig(), LsdLook(720, 0.7), RefinePass(0.1, 2),
-            LockConfig(), RidgeConfig(), geo.LineFitConfig(), DiscConfig()]
+            LockConfig(), RidgeConfig(), geo.LineFitConfig(), DiscConfig(), HandConfig(), reader_config.AnchorConfig(),
+            reader_config.LockDoubtConfig(), reader_config.SearchConfig()]
 
 
 def _numeric_fields() -> list[tuple[geo.CheckedSettings, str]]:
@@ -148,3 +152,19 @@ def test_disc_offsets_come_from_the_fit_only_from_the_configured_size():
     # no offset reaches 5 spacings: with that as the size from which the fit counts, every piece keeps the model's
     never = point_offsets(img, truth.homography, pts, probs, model, config=DiscConfig(big_offset=5.0))
     assert np.allclose(never[occ], model[occ], atol=1e-6)
+
+
+def test_the_reader_hands_its_settings_down_to_its_stages(vsim):
+    # one ReaderConfig for the whole reader: the hand detector, every lock and the disc meter get
+    # their part of it (a board that never waits long enough to be quiet shows it steers)
+    from vision.config import ReaderConfig
+    from vision.reader import BoardReader
+    img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    quiet = {}
+    for name, cfg in (("default", ReaderConfig()),
+                      ("patient", ReaderConfig(hands=HandConfig(quiet_s=1e6), lock=LockConfig(min_ratio=0.5)))):
+        reader = BoardReader(classify=False, config=cfg)
+        quiet[name] = any(reader.process(img, i / 10, i).quiet for i in range(12))
+        assert reader.hands.config is cfg.hands and reader.lock is not None and reader.lock.config is cfg.lock
+    assert quiet == {"default": True, "patient": False}
