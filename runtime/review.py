@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import shlex
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +32,7 @@ from .journal import EVENTS_NAME, PGN_NAME, atomic_write_text, read_events
 REVIEW_NAME = "review.html"
 
 _CSS = """
-body{font-family:'XQ UI',system-ui,sans-serif;margin:1.2em auto;max-width:1200px;color:#222;background:#fafaf7;padding:0 1em}
+body{font-family:'XQ UI','XQ Names',system-ui,sans-serif;margin:1.2em auto;max-width:1200px;color:#222;background:#fafaf7;padding:0 1em}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 .meta{color:#555;font-size:.9em}
 .flag{color:#b00;font-weight:bold}
@@ -91,16 +92,30 @@ def _local(wall: Any, date: bool = True) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S") if date else t.strftime("%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
-def _font_face() -> str:
-    """@font-face with the shipped CJK subset inline (a page without it shows tofu on bare machines)."""
+# Hanzi, the CJK punctuation and the full-width forms: what the names font covers.
+_CJK = re.compile("[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _font_face(free_text: str = "") -> str:
+    """@font-face with the shipped CJK subset inline (a page without it shows tofu on bare machines).
+
+    The UI subset holds the labels, notation and rule texts only; players', teams' and places'
+    names can be any hanzi, so where the free text of the record (`free_text`: its headers) has
+    any, the names font (GB 2312, about 0.6 MB) is inlined too, for those characters alone."""
     try:
         from live.board_svg import FONT_FAMILY
         from live.server import STATIC_DIR
         data = (STATIC_DIR / "xq-ui.woff").read_bytes()
+        names = (STATIC_DIR / "xq-names.woff").read_bytes() if _CJK.search(free_text) else b""
     except (ImportError, OSError):
         return ""
     b64 = base64.b64encode(data).decode("ascii")
-    return f"@font-face{{font-family:'{FONT_FAMILY}';src:url(data:font/woff;base64,{b64}) format('woff')}}"
+    css = f"@font-face{{font-family:'{FONT_FAMILY}';src:url(data:font/woff;base64,{b64}) format('woff')}}"
+    if names:
+        css += ("@font-face{font-family:'XQ Names';src:url(data:font/woff;base64,"
+                f"{base64.b64encode(names).decode('ascii')}) format('woff');"
+                "unicode-range:U+3000-303F,U+4E00-9FFF,U+FF00-FFEF}")
+    return css
 
 
 def _pgn_clocks(out_dir: Path | None) -> list[str | None]:
@@ -146,7 +161,7 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     title = " vs ".join(x for x in (headers.get("Red"), headers.get("Black")) if x) or "Recorded game"
     standing = game.results[-1]["revision"] if game.results else ""
     out = ["<!DOCTYPE html>", "<html lang='zh-Hans'><head><meta charset='utf-8'>",
-           f"<title>{_e(title)} — {_e(label('review'))}</title><style>{_font_face()}{_CSS}</style></head>"
+           f"<title>{_e(title)} — {_e(label('review'))}</title><style>{_font_face(' '.join(str(v) for v in headers.values()))}{_CSS}</style></head>"
            f"<body data-plies='{len(game.plies)}' data-result='{_e(game.result)}' data-result-revision='{standing}'>",
            f"<h1>{_e(title)}</h1><p class='meta'>{_e(label('review'))}</p>"]
     meta = [f"{k}: {v}" for k, v in headers.items() if k in ("Event", "Site", "Date", "Round")]

@@ -99,3 +99,16 @@ def test_the_review_ships_its_font_and_loads_nothing_from_the_network(tmp_path):
     assert "@font-face{font-family:'XQ UI';src:url(data:font/woff;base64," in html
     assert "http://" not in html and "https://" not in html and "<script" not in html
     assert "起手后二次触摸 touched again after letting go" in html
+
+
+def test_a_review_of_players_with_chinese_names_carries_the_names_font_and_one_without_does_not(tmp_path):
+    for name, headers, names_font in (("zh", {"Red": "胡荣华", "Black": "柳大华"}, True),
+                                      ("en", {"Red": "Hu", "Black": "Liu"}, False)):
+        g = GameWriter(tmp_path / name, headers=headers)
+        g.move("h2e2")
+        g.close()
+        page = write_review(tmp_path / name).read_text(encoding="utf-8")
+        assert ("font-family:'XQ Names';src:url(data:font/woff;base64," in page) is names_font
+        assert "font-family:'XQ UI';src:url(data:font/woff;base64," in page
+        if names_font:
+            assert "胡荣华" in page
