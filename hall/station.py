@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from rules.bounded_read import CHUNK_BYTES, JOURNAL_LINE_MAX_BYTES, LineSplitter
+from rules.bounded_read import JOURNAL_LINE_MAX_BYTES
+from runtime.journal import GrowingJournal
 
 from . import topics
 from .brokerurl import BrokerURL
@@ -63,33 +64,17 @@ class JournalLines:
     def __init__(self, path: Path, line_limit: int = JOURNAL_LINE_MAX_BYTES) -> None:
         self.path = path
         self.lines: list[JournalLine] = []
-        self._offset = 0
-        self._splitter = LineSplitter(line_limit)   # a line past the limit is never held whole
+        self._journal = GrowingJournal(path, line_limit=line_limit)   # bounded, chunked reads
 
     def poll(self) -> list[JournalLine]:
-        """Lines completed since the last call (a line is taken once its newline is written).
-
-        Read in chunks, so a journal that grew a lot between polls (or a runaway line) never sits
-        in memory at once; a line longer than the limit is passed on as damaged (event None), in
-        its place, so the line numbers (the station's seq) stay the journal's."""
-        try:
-            size = os.stat(self.path).st_size
-        except FileNotFoundError:
-            return []
-        if size <= self._offset:
-            return []
+        """Lines completed since the last call (a line is taken once its newline is written); a
+        line longer than the limit is passed on as damaged (event None), in its place, so the line
+        numbers (the station's seq) stay the journal's."""
         new = []
-        with open(self.path, "rb") as f:
-            f.seek(self._offset)
-            while self._offset < size:
-                data = f.read(min(CHUNK_BYTES, size - self._offset))
-                if not data:
-                    break
-                self._offset += len(data)
-                for bl in self._splitter.feed(data):
-                    line = JournalLine(len(self.lines) + 1, _journal_event(bl.data))
-                    self.lines.append(line)
-                    new.append(line)
+        for raw in self._journal.poll():
+            line = JournalLine(len(self.lines) + 1, _journal_event(raw))
+            self.lines.append(line)
+            new.append(line)
         return new
 
 

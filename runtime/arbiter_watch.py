@@ -18,7 +18,7 @@ from typing import Any
 
 from board.events import ArbiterCorrection, EventFormatError, GameEndEvent
 
-from .journal import EVENTS_NAME
+from .journal import EVENTS_NAME, GrowingJournal
 
 
 @dataclass(frozen=True)
@@ -38,31 +38,13 @@ class ArbiterWatch:
         """`from_end`: start at the journal's present end (what is there already is the game the
         recorder was given); otherwise from its first line."""
         self.path = Path(out_dir) / EVENTS_NAME
-        self._offset = 0
-        self._partial = b""
-        if from_end:
-            try:
-                self._offset = os.stat(self.path).st_size
-            except FileNotFoundError:
-                pass
+        self._journal = GrowingJournal(self.path, from_end=from_end)   # bounded, chunked reads
 
     def poll(self) -> list[ArbiterCorrection | ArbiterResult]:
         """The arbiter's lines completed since the last call, in journal order (cheap when none)."""
-        try:
-            size = os.stat(self.path).st_size
-        except FileNotFoundError:
-            return []
-        if size <= self._offset:
-            return []
-        with open(self.path, "rb") as f:
-            f.seek(self._offset)
-            data = f.read(size - self._offset)
-        self._offset += len(data)
-        parts = (self._partial + data).split(b"\n")
-        self._partial = parts.pop()
         found: list[ArbiterCorrection | ArbiterResult] = []
-        for raw in parts:
-            line = _arbiter_line(raw)
+        for raw in self._journal.poll():
+            line = None if raw is None else _arbiter_line(raw)
             if line is not None:
                 found.append(line)
         return found

@@ -68,7 +68,7 @@ def _add_allow_impossible(p: argparse.ArgumentParser) -> None:
 GAME_FILE_LIMIT_TEXT = "16M"
 
 
-def _size(text: str) -> int:
+def byte_size(text: str) -> int:
     """`--max-bytes` as a number of bytes (K, M, G accepted); a usage error that says why otherwise."""
     from rules.bounded_read import parse_size
 
@@ -79,7 +79,7 @@ def _size(text: str) -> int:
 
 
 def _add_max_bytes(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-bytes", type=_size, default=None, metavar="BYTES",
+    p.add_argument("--max-bytes", type=byte_size, default=None, metavar="BYTES",
                    help=f"read at most this much of the game file (default {GAME_FILE_LIMIT_TEXT}; "
                         "K, M, G accepted): a larger file, or an endless device or pipe, is refused")
 

@@ -6,22 +6,14 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from app.commands.rules import byte_size   # the one parser of --max-bytes
+
 if TYPE_CHECKING:
     import numpy as np
 
 # The photo limit, as `--help` shows it (rules.bounded_read.PHOTO_MAX_BYTES; a test keeps the two
 # equal): written out so that registering the command does not import the rules package.
 PHOTO_LIMIT_TEXT = "64M"
-
-
-def _size(text: str) -> int:
-    """`--max-bytes` as a number of bytes (K, M, G accepted); a usage error that says why otherwise."""
-    from rules.bounded_read import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def load_photo(path: str, max_bytes: int | None = None) -> "np.ndarray":
@@ -152,7 +144,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="read with the piece set taught by `xqtrack calibrate pieces PHOTO --name NAME`")
     p.add_argument("--any-placement", action="store_true",
                    help="the photo need not show a game position (pieces may stand anywhere; set counts still hold)")
-    p.add_argument("--max-bytes", type=_size, default=None, metavar="BYTES",
+    p.add_argument("--max-bytes", type=byte_size, default=None, metavar="BYTES",
                    help=f"read at most this much of the photo file (default {PHOTO_LIMIT_TEXT}; "
                         "K, M, G accepted): a larger file, or an endless device or pipe, is refused")
     p.set_defaults(func=_read)

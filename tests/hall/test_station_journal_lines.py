@@ -35,4 +35,4 @@ def test_a_line_past_the_limit_is_passed_on_as_damaged_in_its_place_and_the_next
     assert [l.seq for l in got] == [1, 2, 3, 4]
     assert got[1].event is None and got[2].event is None
     assert got[3].event == {"type": "move", "t": 2}
-    assert follower._splitter.pending == 0
+    assert follower._journal.pending == 0
