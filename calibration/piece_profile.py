@@ -28,25 +28,31 @@ tuned. It names the model it was fitted for, because it lives in that model's em
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import cv2
 import numpy as np
 
 from vision.observation import CLASSES
+from vision.tail import TAIL_OUTPUTS, TailWeights
+
+if TYPE_CHECKING:
+    from calibration.set_teaching import TeachConfig
 
 __all__ = ["PieceSetProfile", "PieceProfileError", "AdaptConfig", "PhotoCalibration", "adapt_classifier",
-           "profile_from_photo", "fit_from_frame", "default_profile_path", "load_named_profile", "PROFILE_FORMAT", "PROFILE_VERSION"]
+           "profile_from_photo", "fit_from_frame", "teach_set", "default_profile_path", "load_named_profile", "PROFILE_FORMAT", "PROFILE_VERSION"]
 
 PROFILE_FORMAT = "xqtrack.piece_set_profile"
-PROFILE_VERSION = 2
-READABLE_VERSIONS = (1, 2)   # version 1: last-layer correction only (model_weight 1)
+PROFILE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)   # version 1: last-layer correction only (model_weight 1); 3: taught block
 _NC = len(CLASSES)
 
 
@@ -78,7 +84,9 @@ class _Classifier(Protocol):  # what adapt_classifier needs from vision.classifi
 
 @dataclass
 class PieceSetProfile:
-    """A fitted last-layer correction for one piece set + light, for one model."""
+    """What was learnt of one piece set + light, for one model: a last-layer correction
+    (delta_w, delta_b, model_weight) and, when teaching retrained the network's last block
+    (`calibration.set_teaching`), that block (`tail`; then the correction is the identity)."""
 
     model_id: str
     delta_w: np.ndarray                 # (D, 15) float32
@@ -91,6 +99,9 @@ class PieceSetProfile:
     fit_accuracy_before: float = float("nan")
     fit_accuracy_after: float = float("nan")
     model_weight: float = 1.0           # weight of the model's own logits (version 1 profiles: 1)
+    tail: TailWeights | None = None     # the set's own last block and class head (version 3)
+    method: str = "discriminant"        # how it was learnt: "model" (nothing kept), "discriminant", "taught block"
+    teach_report: dict[str, Any] = field(default_factory=dict)  # held-apart figures and times of the teaching
 
     def __post_init__(self) -> None:
         self.delta_w = np.asarray(self.delta_w, dtype=np.float32)
@@ -123,6 +134,12 @@ class PieceSetProfile:
             "model_weight": float(self.model_weight),
             "delta_b": [float(v) for v in self.delta_b],
             "delta_w": [[float(v) for v in row] for row in self.delta_w],
+            "method": self.method,
+            "teach_report": self.teach_report,
+            "tail": None if self.tail is None else {
+                name: {"shape": list(a.shape), "float32_le_base64": base64.b64encode(
+                    np.ascontiguousarray(a, "<f4").tobytes()).decode("ascii")}
+                for name, a in zip(TAIL_OUTPUTS, self.tail.arrays)},
         }
 
     def save(self, path: str | os.PathLike) -> Path:
@@ -209,12 +226,50 @@ class PieceSetProfile:
         for key in ("name", "created", "classes_seen"):
             if key in d and not isinstance(d[key], str):
                 raise bad(key, f"must be a string, got {d[key]!r}")
+        tail = None
+        if d.get("tail") is not None:
+            tail = _tail_from_dict(d["tail"], bad)
+        method = d.get("method", "discriminant")
+        if not isinstance(method, str):
+            raise bad("method", f"must be a string, got {method!r}")
+        report = d.get("teach_report", {})
+        if not isinstance(report, dict):
+            raise bad("teach_report", f"must be an object, got {type(report).__name__}")
         return cls(model_id=d["model_id"], delta_w=w, delta_b=b, name=d.get("name", "piece set"),
                    created=d.get("created", ""), n_crops=n, classes_seen=d.get("classes_seen", ""),
                    strength=(lambda v: float("inf") if math.isnan(v) else v)(opt_num("strength", 0.0)),
                    fit_accuracy_before=opt_num("fit_accuracy_before", float("nan")),
                    fit_accuracy_after=opt_num("fit_accuracy_after", float("nan")),
-                   model_weight=model_weight)
+                   model_weight=model_weight, tail=tail, method=method, teach_report=report)
+
+
+def _tail_from_dict(t: Any, bad: Any) -> TailWeights:
+    """A taught block from its JSON form: each array's shape and its float32 bytes in base64."""
+    if not isinstance(t, dict):
+        raise bad("tail", f"must be an object, got {type(t).__name__}")
+    arrays: list[np.ndarray] = []
+    for name in TAIL_OUTPUTS:
+        e = t.get(name)
+        if not isinstance(e, dict) or not isinstance(e.get("shape"), list) or \
+                not isinstance(e.get("float32_le_base64"), str):
+            raise bad(f"tail.{name}", "missing, or not {shape: [...], float32_le_base64: ...}")
+        shape = e["shape"]
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 4096 for v in shape):
+            raise bad(f"tail.{name}", f"shape must be positive whole numbers, got {shape!r}")
+        try:
+            raw = base64.b64decode(e["float32_le_base64"], validate=True)
+        except (ValueError, binascii.Error):
+            raise bad(f"tail.{name}", "float32_le_base64 is not base64") from None
+        if len(raw) != 4 * int(np.prod(shape)):
+            raise bad(f"tail.{name}", f"{len(raw)} bytes do not hold shape {shape}")
+        a = np.frombuffer(raw, "<f4").reshape(shape).astype(np.float32)
+        if not np.all(np.isfinite(a)):
+            raise bad(f"tail.{name}", "contains NaN or infinite values")
+        arrays.append(a)
+    try:
+        return TailWeights(*arrays)
+    except ValueError as exc:
+        raise bad("tail", str(exc)) from None
 
 
 # ---------------------------------------------------------------- adaptation
@@ -401,6 +456,7 @@ class PhotoCalibration:
     turned: bool               # True when the position fitted the board turned from the first guess
     plain_accuracy: float      # share of the 90 points the model alone read as stated
     profile_accuracy: float    # the same with the profile
+    lattice_shift: tuple[int, int] = (0, 0)  # points the finder's lattice was moved (files, ranks) to fit
 
 
 class _Extracting(_Classifier, Protocol):
@@ -429,22 +485,30 @@ def fit_from_frame(classifier: _Extracting, image_bgr: np.ndarray, homography: n
 
 def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set",
                        model_path: str | os.PathLike | None = None, recentre_takes: int = 3,
-                       recentre_spacing: float = 0.07, seed: int = 0) -> PhotoCalibration:
-    """Learn a piece set from one photo whose position is known (`board`: 90 chars, index order).
+                       recentre_spacing: float = 0.07, seed: int = 0, teach: bool = True,
+                       teach_config: "TeachConfig | None" = None) -> PhotoCalibration:
+    """Learn a piece set from one photo whose position is known (`board`: 90 chars, index order;
+    '?' marks a point whose piece the photo does not show, left out).
 
     The board is found as `xqtrack read` finds it; which end is red's is decided by the stated
-    position (the end under which the model finds it more likely), never assumed. The 90
-    crops are taken `recentre_takes` times (the first on the points, the others shifted by up
-    to `recentre_spacing` point spacings) and fitted with `adapt_classifier`.
-    Raises vision's BoardNotFoundError when there is no board, ValueError on a bad board.
+    position (the end under which the model finds it more likely), never assumed. With `teach`
+    (default, `xqtrack calibrate pieces`) three readers are compared on held-apart points of
+    the photo (`teach_set`): the model alone, the embedding correction and the network's last
+    block retrained on the set; the best is kept. Without it only the embedding correction is
+    fitted (`fit_from_frame`; what a recording does by itself, in about a second).
+    Raises vision's BoardNotFoundError when there is no board, ColourlessImageError (a ValueError)
+    when the pieces show no colour, ValueError on a bad board.
     """
-    from vision import geometry as geo
     from vision.classifier import PieceClassifier
-    from vision.reader import PointReads, locate_and_read
+    from vision.reader import PointReads, locate_in_colour
 
     if len(board) != 90:
         raise ValueError(f"board must be 90 characters in point-index order, got {len(board)}")
-    ids = _labels_to_ids(board, len(board))
+    known = np.array([c != "?" for c in board])
+    if known.sum() < 2:
+        raise ValueError("the stated position leaves fewer than 2 points known")
+    ids = np.zeros(len(board), np.int64)
+    ids[known] = _labels_to_ids("".join(c for c in board if c != "?"), int(known.sum()))
     clf = PieceClassifier(model_path, tta=False)
 
     class _Run:  # the reader's classify step, plain (no profile)
@@ -453,22 +517,145 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
             out = clf.predict_full(crops)
             return PointReads(out.probs, out.offsets, crops)
 
-    found = locate_and_read(image_bgr, _Run())
+    # the set is learnt with its inks: a photo whose pieces show no colour would teach the reader
+    # to tell red from black by the characters alone, on crops unlike any it will read
+    found = locate_in_colour(image_bgr, _Run())
     assert found.reads is not None
-    h, probs = found.homography, found.reads.probs
-    logp = np.log(np.clip(probs, 1e-6, 1.0))
-    n = np.arange(len(ids))
-    turned = bool(logp[::-1][n, ids].sum() > logp[n, ids].sum())
-    if turned:
-        h = h @ geo.board_symmetry("rot180")
-        h = h / h[2, 2]
-        probs = probs[::-1]
-    profile, first = fit_from_frame(clf, image_bgr, h, board, name=name, takes=recentre_takes,
-                                    spacing=recentre_spacing, seed=seed)
+    h, turned, shift, probs = _stated_position_pose(clf, image_bgr, found.homography, found.reads.probs, ids, known)
+    if teach and clf.teachable:
+        profile = teach_set(clf, image_bgr, h, ids, known, name=name, config=teach_config)
+        clf.set_profile(profile)
+        first = clf.extract(image_bgr, h)
+    else:
+        labelled = "".join(c if k else "." for c, k in zip(board, known))
+        profile, first = fit_from_frame(clf, image_bgr, h, labelled, name=name, takes=recentre_takes,
+                                        spacing=recentre_spacing, seed=seed)
     tuned = clf.predict(first).argmax(axis=1)
     return PhotoCalibration(profile=profile, homography=h, turned=turned,
-                            plain_accuracy=float((probs.argmax(axis=1) == ids).mean()),
-                            profile_accuracy=float((tuned == ids).mean()))
+                            plain_accuracy=float((probs.argmax(axis=1) == ids)[known].mean()),
+                            profile_accuracy=float((tuned == ids)[known].mean()), lattice_shift=shift)
+
+
+#: Share of the known points whose plain reading must agree with the stated position on whether a
+#: disc stands there. Occupancy is what the model reads reliably even on a set it never met (real
+#: sets never trained on: 99 %+); a photo below this shows another position, or a board found a point
+#: off, and teaching from it would learn the wrong pieces.
+MIN_OCCUPANCY_AGREEMENT = 0.9
+
+
+def _stated_position_pose(clf: Any, image_bgr: np.ndarray, h: np.ndarray, probs: np.ndarray, ids: np.ndarray,
+                          known: np.ndarray) -> tuple[np.ndarray, bool, tuple[int, int], np.ndarray]:
+    """The board pose under which the photo shows the stated position best.
+
+    Why not the finder's pose as it is: which end is red's is a matter of the position, and a
+    finder may lock its lattice one file or rank off where the outer pieces sit on the board's
+    border lines (the border then looks like a lattice line). So the stated position is tried
+    with the board turned and shifted by a point either way, each read plainly; the pose under
+    which the position is likeliest is kept. Raises ValueError when even that pose disagrees with
+    the position on where discs stand (MIN_OCCUPANCY_AGREEMENT)."""
+    from vision import geometry as geo
+    n = np.flatnonzero(known)
+    best: tuple[float, np.ndarray, bool, tuple[int, int], np.ndarray] | None = None
+    for turned in (False, True):
+        base = h @ geo.board_symmetry("rot180") if turned else h
+        for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+            if (dx, dy) == (0, 0):
+                p = probs[::-1] if turned else probs
+                cand = base
+            else:
+                cand = base @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+                p = clf.predict_full(clf.extract(image_bgr, cand)).probs
+            score = float(np.log(np.clip(p[n, ids[n]], 1e-6, 1.0)).sum())
+            if best is None or score > best[0] + 1e-9:
+                best = (score, cand / cand[2, 2], turned, (dx, dy), p)
+    assert best is not None
+    _, pose, turned, shift, p = best
+    agree = float(((p[n, 0] < 0.5) == (ids[n] != 0)).mean())
+    if agree < MIN_OCCUPANCY_AGREEMENT:
+        raise ValueError(f"the photo does not show the stated position: only {agree:.0%} of its points agree on "
+                         f"where a disc stands (at least {MIN_OCCUPANCY_AGREEMENT:.0%} needed); check --fen, or "
+                         "take the photo with the whole board in view")
+    return pose, turned, shift, p
+
+
+def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, ids: np.ndarray,
+              known: np.ndarray | None = None, name: str = "piece set",
+              config: "TeachConfig | None" = None) -> PieceSetProfile:
+    """The best of three readers of a set, judged on points of the photo held apart.
+
+    The photo's points are dealt into two halves (`set_teaching.held_apart_folds`); each reader
+    is fitted on one half's views and scores the other half's views, both ways: the model alone,
+    the embedding correction (`adapt_classifier`) and the retrained last block
+    (`set_teaching.train_tail`). A view is scored as the reader will read it (the occupancy the
+    model's own; the piece from the reader). Fewest errors win, then the lower log loss; the
+    model alone wins ties, as what cannot be shown to help is not kept. The winner is refitted
+    on every point and returned as a profile whose `teach_report` holds the figures.
+    """
+    import time
+
+    from calibration import set_teaching as ST
+    from vision.classifier import _occupancy_kept
+
+    cfg = config or ST.TeachConfig()
+    t0 = time.perf_counter()
+    deadline = t0 + cfg.max_seconds
+    known = np.ones(len(ids), bool) if known is None else np.asarray(known, bool)
+    views = ST.teaching_views(classifier, image_bgr, homography, ids, cfg)
+    usable = known[views.point]
+    fold_of_point = ST.held_apart_folds(np.where(known, ids, -1), seed=cfg.seed)
+    fold = fold_of_point[views.point]
+    shipped = classifier.shipped_tail()
+    adapt_cfg = replace(AdaptConfig(), angles=(0.0,))
+    methods = ("model", "discriminant", "taught block")
+    errors = dict.fromkeys(methods, 0)
+    nll = dict.fromkeys(methods, 0.0)
+    judged = 0
+    for k in (0, 1):
+        tr = np.flatnonzero(usable & (fold != k))
+        va = np.flatnonzero(usable & (fold == k))
+        if not len(tr) or not len(va) or len(np.unique(views.labels[tr])) < 2:
+            continue
+        plain = views.plain_logits[va]
+        lda = adapt_classifier(classifier, views.crops[tr], views.labels[tr], apply=False, config=adapt_cfg,
+                               groups=views.point[tr])
+        tail = ST.train_tail(views, tr, shipped, cfg, deadline=deadline)
+        taught = ST.taught_logits(views, va, tail)
+        readings = {"model": plain,
+                    "discriminant": _occupancy_kept(plain, lda.apply(plain, views.plain_embedding[va])),
+                    "taught block": _occupancy_kept(plain, taught)}
+        y = views.labels[va]
+        for m_name, z in readings.items():
+            lp = z - z.max(axis=1, keepdims=True)
+            lp = lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
+            errors[m_name] += int((z.argmax(axis=1) != y).sum())
+            nll[m_name] += float(-lp[np.arange(len(y)), y].sum())
+        judged += len(va)
+    best = min(methods, key=lambda m: (errors[m], nll[m] * (1.0 if m == "model" else 1.0 + 1e-3)))
+    all_views = np.flatnonzero(usable)
+    zero_w, zero_b = np.zeros((classifier.embedding_dim, _NC)), np.zeros(_NC)
+    present = "".join(CLASSES[i] for i in np.unique(ids[known]))
+    fit_t = time.perf_counter()
+    if best == "taught block":
+        tail = ST.train_tail(views, all_views, shipped, cfg, deadline=deadline + cfg.max_seconds / 2)
+        profile = PieceSetProfile(model_id=classifier.model_id, delta_w=zero_w, delta_b=zero_b, name=name,
+                                  n_crops=len(all_views), classes_seen=present, tail=tail, method=best)
+    elif best == "discriminant":
+        profile = adapt_classifier(classifier, views.crops[all_views], views.labels[all_views], name=name,
+                                   apply=False, config=adapt_cfg, groups=views.point[all_views])
+        profile.method = best
+    else:
+        profile = PieceSetProfile(model_id=classifier.model_id, delta_w=zero_w, delta_b=zero_b, name=name,
+                                  n_crops=len(all_views), classes_seen=present, strength=float("inf"),
+                                  method="model")
+    profile.teach_report = ST.report_dict(
+        views=len(views), held_apart_views=judged,
+        held_apart_errors={m: errors[m] for m in methods},
+        held_apart_log_loss={m: round(nll[m] / max(1, judged), 4) for m in methods},
+        kept=best, seconds=round(time.perf_counter() - t0, 2), final_fit_seconds=round(time.perf_counter() - fit_t, 2))
+    if judged:
+        profile.fit_accuracy_before = 1.0 - errors["model"] / judged
+        profile.fit_accuracy_after = 1.0 - errors[best] / judged
+    return profile
 
 
 def load_named_profile(name: str) -> PieceSetProfile:

@@ -10,10 +10,12 @@ crops in the `vision.crops` convention and returns, per crop:
 * ``offset``    (N, 2) disc centre minus crop centre, in point spacings
   (x along files, y along ranks) for a span-1 crop; meaningless on empty points.
 
-A `calibration.PieceSetProfile` adds a small learned correction on top of the
-logits (``logits + embedding @ delta_w + delta_b``) fitted on a position known
-to be on the board; see `calibration/piece_profile.py`. Keeping the correction
-outside the ONNX file means one shipped model serves every piece set.
+A `calibration.PieceSetProfile` adapts the reading to one piece set, learnt from a
+position known to be on the board (`calibration/piece_profile.py`): either a small
+correction on top of the logits (``logits + embedding @ delta_w + delta_b``) or the
+network's own last block and class head retrained for the set (`vision.tail`; the graph
+runs up to its ``trunk`` output and the set's block runs in numpy). Keeping the set's
+weights outside the ONNX file means one shipped model serves every piece set.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision.observation import CLASSES
+from vision.tail import TAIL_OUTPUTS, TailWeights, tail_forward, trunk_columns
 
 if TYPE_CHECKING:  # vision never needs calibration at import time
     from calibration.piece_profile import PieceSetProfile
@@ -146,6 +149,7 @@ class PieceClassifier:
         opts.intra_op_num_threads = max(1, int(threads))
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3  # errors only: onnxruntime's optimizer notes are not the user's business
         try:
             self._sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         except onnxruntime_errors() as exc:
@@ -168,6 +172,9 @@ class PieceClassifier:
         self.model_path = path
         self.model_id = _file_id(path)
         self.embedding_dim = int(self._sess.get_outputs()[[o.name for o in self._sess.get_outputs()].index("embedding")].shape[1])
+        # a model made teachable (training/teachable_model.py) gives its trunk and last block
+        self.teachable = {"trunk", *TAIL_OUTPUTS} <= outputs
+        self._shipped_tail: TailWeights | None = None
         self.tta = bool(tta)
         if tta_below is not None and not 0.0 < float(tta_below) <= 1.0:
             raise ValueError(f"tta_below must be in (0, 1], got {tta_below}")
@@ -195,6 +202,12 @@ class PieceClassifier:
             if profile.delta_w.shape != (self.embedding_dim, len(CLASSES)):
                 raise ValueError(f"piece-set profile {profile.name!r}: delta_w shape {profile.delta_w.shape} "
                                  f"does not match embedding size {self.embedding_dim}")
+            if profile.tail is not None:
+                shipped = self.shipped_tail()
+                if any(a.shape != b.shape for a, b in zip(profile.tail.arrays, shipped.arrays)):
+                    raise ValueError(f"piece-set profile {profile.name!r}: its taught block's shapes "
+                                     f"{[a.shape for a in profile.tail.arrays]} do not fit this model's "
+                                     f"{[a.shape for a in shipped.arrays]}")
         self._profile = profile
 
     # ---------------------------------------------------------------- inference
@@ -204,6 +217,52 @@ class PieceClassifier:
         from vision.crops import extract_point_crops
         return extract_point_crops(image_bgr, homography, offsets=offsets, size=self.input_size, span=self.span,
                                    points=points, height=self.crop_height)
+
+    def shipped_tail(self) -> TailWeights:
+        """The model's own last block and class head (what a set is taught from)."""
+        if not self.teachable:
+            raise ModelLoadError(f"{self.model_path}: this model has no trunk/tail outputs, so a piece set cannot "
+                                 "be taught into it (make it teachable: python -m training.teachable_model FILE)")
+        if self._shipped_tail is None:
+            one = np.zeros((1, self.input_size, self.input_size, 3), np.uint8)
+            self._shipped_tail = TailWeights(*(np.asarray(a, np.float32) for a in
+                                               self._sess.run(list(TAIL_OUTPUTS), {self._input_name: one})))
+        return self._shipped_tail
+
+    def raw_with_trunk(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Plain (no quarter-turn averaging, no profile) logits, embedding, offsets and the trunk
+        maps (N, C, 6, 6) that enter the last block: what teaching a set trains on."""
+        self.shipped_tail()  # a clear error on a model without a trunk
+        a = self._prepare(crops)
+        if len(a) == 0:
+            c = self.shipped_tail().in_channels
+            return (np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, self.embedding_dim), np.float32),
+                    np.zeros((0, 2), np.float32), np.zeros((0, c, 6, 6), np.float32))
+        logits, emb, off, trunk = self._sess.run(["logits", "embedding", "offset", "trunk"], {self._input_name: a})
+        return logits.astype(np.float32), emb.astype(np.float32), off.astype(np.float32), trunk.astype(np.float32)
+
+    def _raw_taught(self, crops: np.ndarray, tta: bool, tail: TailWeights
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(plain logits, taught logits, taught embedding, plain offsets) of a taught set; with
+        `tta` averaged over the four quarter turns (embeddings averaged, head applied after)."""
+        a = self._prepare(crops)
+        n = len(a)
+        if n == 0:
+            z = np.zeros((0, len(CLASSES)), np.float32)
+            return z, z.copy(), np.zeros((0, tail.embedding_dim), np.float32), np.zeros((0, 2), np.float32)
+        batch = np.ascontiguousarray(np.concatenate([a] + [np.rot90(a, k, axes=(1, 2)) for k in (1, 2, 3)])) \
+            if tta else a
+        logits, _, off, trunk = self._sess.run(["logits", "embedding", "offset", "trunk"], {self._input_name: batch})
+        _, emb = tail_forward(trunk_columns(trunk), len(batch), tail)
+        if tta:
+            logits = logits.reshape(4, n, -1).mean(0)
+            emb = emb.reshape(4, n, -1).mean(0)
+            o = off.reshape(4, n, 2)
+            off = np.stack([o[0], np.stack([o[1, :, 1], -o[1, :, 0]], 1), -o[2],
+                            np.stack([-o[3, :, 1], o[3, :, 0]], 1)]).mean(0)
+        taught = emb @ tail.head_w.T + tail.head_b
+        return (logits.astype(np.float32), taught.astype(np.float32), emb.astype(np.float32),
+                off.astype(np.float32))
 
     def _prepare(self, crops: np.ndarray) -> np.ndarray:
         a = np.asarray(crops)
@@ -245,6 +304,11 @@ class PieceClassifier:
         return logits.astype(np.float32), emb.astype(np.float32), back.astype(np.float32)
 
     def _profiled(self, crops: np.ndarray, tta: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._profile is not None and self._profile.tail is not None:
+            plain, taught, emb, off = self._raw_taught(crops, tta, self._profile.tail)
+            if len(plain):
+                taught = _occupancy_kept(plain, self._profile.apply(taught, emb))
+            return taught, emb, off
         logits, emb, off = self.raw(crops, tta=tta)
         if self._profile is not None and len(logits):
             logits = _occupancy_kept(logits, self._profile.apply(logits, emb))

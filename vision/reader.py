@@ -226,27 +226,107 @@ class ColourlessImageError(ValueError):
     """A photo without colour: the sides of the pieces cannot be read from it."""
 
 
+COLOURLESS_MESSAGE = ("the photo has no colour (greyscale): its pieces show no ink colour, so red and black "
+                      "pieces cannot be told apart; take the photo in colour")
+
 # A pixel counts as coloured when its channels differ by more than this (0..255): JPEG noise on a
 # greyscale photo stays below ~10, red ink, wood and table tops are far above.
 COLOURED_PIXEL_CHROMA = 24
-# Below this share of coloured pixels a photo is greyscale (colour photos of boards: 0.2 .. 0.9).
+# Below this share of coloured pixels the photo may be greyscale and its pieces decide (colour
+# photos of boards: 0.2 .. 0.9; a white paper board with a few red pieces: well under 0.01).
 MIN_COLOUR_SHARE = 0.01
+# Above the most a greyscale photo's channels differ (max - min) once it went through a JPEG
+# encoder and was decoded to three channels: its chroma planes carry only rounding and ringing
+# (OpenCV's encoder: 0; grey with +-3 of noise per channel, then JPEG: 2-3; other encoders' rounding
+# up to ~6).
+GREY_NOISE_CHROMA = 10
+# The face of a disc in a point crop (radius, share of the crop's width): the crop is one point
+# spacing wide and a disc's radius 0.38-0.46 spacings, so this circle stays on the face, clear of
+# the board around it, when the disc sits a little off its point; the character lies inside it.
+FACE_RADIUS = 0.3
+# A face with this share of coloured pixels carries coloured ink: a red character's strokes cover
+# a fifth of the face circle or more (red pieces on rendered white discs 0.24-0.39, on bamboo
+# ones 1.0; the most coloured piece of each real photo in tests/data/real_boards 0.78-1.0), a
+# twentieth still counts a thin or faded one, and a greyscale photo has none at all: its noise
+# stays far below COLOURED_PIXEL_CHROMA (0 coloured pixels on every face measured).
+INK_SHARE = 0.05
+# The faces themselves are tinted when their typical chroma is above a greyscale photo's noise:
+# wood, bamboo and ivory discs are yellowish (real photos: median face chroma 8-93, most 19-55;
+# greyscale versions of them, JPEG included: 0).
+FACE_TINT_CHROMA = GREY_NOISE_CHROMA
+# A photo is truly colourless (chroma ~0 everywhere) when at most this share of its pixels rise
+# above a greyscale photo's noise: a colour photo has coloured things beyond that (real photos:
+# 58-95 % of pixels; a render of a white board whose only colour is two red pieces: 0.4-0.9 %),
+# a greyscale one none (0 in all measured, JPEG included).
+GREY_PHOTO_SHARE = 1e-4
+
+
+def _chroma(image_bgr: np.ndarray) -> np.ndarray:
+    """Max - min channel (uint8) on a grid of about 40,000 pixels: plenty for a share, and well
+    under a millisecond."""
+    import cv2
+    step = max(1, int(round(np.sqrt(image_bgr.shape[0] * image_bgr.shape[1] / 40_000))))
+    b, g, r = cv2.split(np.ascontiguousarray(image_bgr[::step, ::step]))
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
 
 
 def colour_share(image_bgr: np.ndarray) -> float:
     """Share of pixels with visible colour (max - min channel above COLOURED_PIXEL_CHROMA),
-    counted on a grid of about 40,000 pixels: plenty for a share, and well under a millisecond."""
-    import cv2
-    step = max(1, int(round(np.sqrt(image_bgr.shape[0] * image_bgr.shape[1] / 40_000))))
-    b, g, r = cv2.split(np.ascontiguousarray(image_bgr[::step, ::step]))
-    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    counted on a grid of about 40,000 pixels."""
+    chroma = _chroma(image_bgr)
     return float(np.count_nonzero(chroma > COLOURED_PIXEL_CHROMA)) / chroma.size
+
+
+def pieces_show_colour(reads: PointReads) -> bool:
+    """Whether the pieces read in `reads` show colour: the ink of some occupied point's face
+    (INK_SHARE of it strongly coloured), or the faces' tint (FACE_TINT_CHROMA). Points read as
+    empty (class 0 at least even odds) are left out; with none occupied nothing shows colour."""
+    crops = np.asarray(reads.crops)
+    occupied = np.asarray(reads.probs)[:, 0] < 0.5
+    if not occupied.any():
+        return False
+    size = crops.shape[1]
+    yy, xx = np.mgrid[:size, :size]
+    centre = (size - 1) / 2.0
+    face = (yy - centre) ** 2 + (xx - centre) ** 2 <= (FACE_RADIUS * size) ** 2
+    pix = crops[occupied][:, face].astype(np.int16)            # (n, face pixels, 3)
+    chroma = pix.max(axis=2) - pix.min(axis=2)
+    ink = (chroma > COLOURED_PIXEL_CHROMA).mean(axis=1)
+    return bool(ink.max() >= INK_SHARE or np.median(np.median(chroma, axis=1)) > FACE_TINT_CHROMA)
+
+
+def locate_in_colour(image_bgr: np.ndarray, classifier) -> FoundBoard:
+    """`locate_and_read` (a classifier is required) for a photo whose pieces must show colour
+    (read_photo, calibrating a piece set from a photo). Raises ColourlessImageError when they do
+    not, BoardNotFoundError when there is no board.
+
+    Most colour photos pass on the whole photo's colour share alone. Below MIN_COLOUR_SHARE the
+    photo may still be in colour (a white paper board with a few red pieces), so the board is found
+    and its pieces judged (`pieces_show_colour`). Where no board is found the colour message is
+    given only for a photo with no colour anywhere, the board's absence otherwise."""
+    if image_bgr.ndim == 2:
+        raise ColourlessImageError(COLOURLESS_MESSAGE)
+    chroma = _chroma(image_bgr)
+    if np.count_nonzero(chroma > COLOURED_PIXEL_CHROMA) >= MIN_COLOUR_SHARE * chroma.size:
+        return locate_and_read(image_bgr, classifier)
+    try:
+        found = locate_and_read(image_bgr, classifier)
+    except BoardNotFoundError:
+        if np.count_nonzero(chroma > GREY_NOISE_CHROMA) <= GREY_PHOTO_SHARE * chroma.size:
+            raise ColourlessImageError(COLOURLESS_MESSAGE) from None
+        raise
+    if found.reads is None:
+        raise ValueError("locate_in_colour: a classifier is needed to judge the pieces' colour")
+    if not pieces_show_colour(found.reads):
+        raise ColourlessImageError(COLOURLESS_MESSAGE)
+    return found
 
 
 def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
                profile: "PieceSetProfile | None" = None, camera: "CameraIntrinsics | None" = None,
                joint: bool = True, game_position: bool = True) -> PhotoReading:
-    """Full read of one photo. Raises BoardNotFoundError when there is no board in it.
+    """Full read of one photo. Raises BoardNotFoundError when there is no board in it and
+    ColourlessImageError when its pieces show no colour (`locate_in_colour`).
 
     With `joint` (default) the board is read as a whole (vision.assignment): never more pieces
     of a kind than a set holds and, with `game_position`, generals, advisors, elephants and
@@ -257,13 +337,11 @@ def read_photo(image_bgr: np.ndarray, model_path: str | None = None,
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3) or image_bgr.size == 0:
         raise ValueError("read_image: expected a non-empty BGR image array")
-    if image_bgr.ndim == 2 or colour_share(image_bgr) < MIN_COLOUR_SHARE:
-        raise ColourlessImageError(
-            "the photo has no colour (greyscale): red and black pieces cannot be told apart by their ink, "
-            "so no position is given; take the photo in colour")
+    if image_bgr.ndim == 2:
+        raise ColourlessImageError(COLOURLESS_MESSAGE)
     if camera is not None:
         image_bgr = camera.undistort(image_bgr)
-    found = locate_and_read(image_bgr, lambda: _shared_classify(model_path, profile))
+    found = locate_in_colour(image_bgr, lambda: _shared_classify(model_path, profile))
     assert found.reads is not None
     h, support, probs, offsets = found.homography, found.support, found.reads.probs, found.reads.offsets
     jr = None

@@ -39,6 +39,7 @@ def _pieces(args: argparse.Namespace) -> int:
     """`calibrate pieces PHOTO --name NAME [--fen FEN]`: learn a piece set from one photo."""
     from calibration.piece_profile import default_profile_path, profile_from_photo
     from vision.locate import BoardNotFoundError
+    from vision.reader import ColourlessImageError
 
     from app.commands.vision import load_photo
 
@@ -50,10 +51,26 @@ def _pieces(args: argparse.Namespace) -> int:
         cal = profile_from_photo(image, board, name=args.name, model_path=args.model)
     except BoardNotFoundError as exc:
         raise BoardNotFoundError(f"{path}: {exc}") from None
+    except ColourlessImageError as exc:
+        raise ColourlessImageError(f"{path}: {exc}") from None
+    except ValueError as exc:  # the photo does not show the stated position
+        raise ValueError(f"{path}: {exc}") from None
     cal.profile.save(out)
+    rep = cal.profile.teach_report
+    held = rep.get("held_apart_errors", {})
+    kept = {"taught block": "the network's last block retrained on the set",
+            "discriminant": "a correction of the model's reading", "model": "the model as shipped (nothing read "
+            "the photo's held-apart points better)"}.get(cal.profile.method, cal.profile.method)
+    shift = cal.lattice_shift
     print(f"{out}: piece set {args.name!r} from {path}: the stated position read {cal.plain_accuracy:.1%} "
-          f"of points plainly, {cal.profile_accuracy:.1%} with the profile"
-          f"{' (board turned: red at the other end)' if cal.turned else ''}")
+          f"of points plainly, {cal.profile_accuracy:.1%} with the set taught"
+          f"{' (board turned: red at the other end)' if cal.turned else ''}"
+          f"{f' (lattice moved {shift[0]:+d} files, {shift[1]:+d} ranks onto the position)' if shift != (0, 0) else ''}")
+    if held:
+        n = rep.get("held_apart_views", 0)
+        print(f"kept: {kept}; on {n} views of points held apart while teaching, wrong: model "
+              f"{held.get('model')}, correction {held.get('discriminant')}, retrained block "
+              f"{held.get('taught block')} ({rep.get('seconds', 0):.0f} s)")
     return 0
 
 
