@@ -128,6 +128,10 @@ class Explanation:
     board: np.ndarray           # resulting class array
     residual: list[int]         # visible points still confidently contradicting `board`
     runner_up: list[Move] = field(default_factory=list)
+    # other sequences of as many plies that reach the same board as well as `moves`: two of one
+    # side's moves that do not touch each other in the other order, or a piece that went by
+    # another route (the final reading cannot tell which)
+    alternatives: list[list[Move]] = field(default_factory=list)
 
     @property
     def explains(self) -> bool:
@@ -211,7 +215,7 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
     if best_n is not None and best_n[0] >= cfg.accept_gain:
         deep = Explanation(best_n[1], best_n[0], best_n[0] - (runner_n[0] if runner_n else 0.0), best_n[2],
                            evidence.contradictions(best_n[2], cfg.contradiction),
-                           runner_n[1] if runner_n else [])
+                           runner_n[1] if runner_n else [], _same_board_alternatives(candidates, best_n))
         if deep.explains:
             return deep
     # A clear single move whose only disagreement is on its own destination (the
@@ -226,10 +230,21 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
                                                or evidence.seen_empty(m.from_sq)):
             return Explanation(one.moves, one.score, one.margin, one.board, [], one.runner_up)
     if best_n is not None and best_n[0] >= cfg.accept_gain:
-        deep = Explanation(best_n[1], best_n[0], 0.0, best_n[2], evidence.contradictions(best_n[2], cfg.contradiction))
+        deep = Explanation(best_n[1], best_n[0], 0.0, best_n[2], evidence.contradictions(best_n[2], cfg.contradiction),
+                           alternatives=_same_board_alternatives(candidates, best_n))
         if one is None or len(deep.residual) < len(one.residual):
             return deep
     return one if one is not None else null
+
+
+def _same_board_alternatives(candidates: list[tuple[float, list[Move], np.ndarray]],
+                       best: tuple[float, list[Move], np.ndarray], tolerance: float = 0.5) -> list[list[Move]]:
+    """The other sequences of as many plies that end on the best one's board as likely: the same
+    moves in another order, or by another route (the reading shows where pieces stand, never
+    when or how they got there)."""
+    score, seq, board = best
+    return [s for sc, s, b in candidates
+            if s != seq and len(s) == len(seq) and sc >= score - tolerance and np.array_equal(b, board)]
 
 
 def _top_two(items: list[tuple[float, list[Move], np.ndarray]]):

@@ -553,6 +553,7 @@ class Tracker:
         events.extend(refuted)
         events.extend(self._refuted_illegal(ex.moves, refuted, last))
         n = len(ex.moves)
+        first_ply = self.ply + 1
         for i, m in enumerate(ex.moves):
             played = self.record.play(m, last.t)
             events.append(MoveEvent(last.t, self.ply, m.iccs(), played.side, played.notation,
@@ -563,7 +564,32 @@ class Tracker:
                 events.extend(self._repetition(last))
             elif played.occurrences == 1:
                 self.record.repetition.last_ruling = None   # a new position: any repetition stretch is over
+        if n >= 2:
+            events.append(self._plies_merged(ex, first_ply, last, episode))
         return events
+
+    def _plies_merged(self, ex: Explanation, first_ply: int, last: Frame, episode: Episode) -> TrackingEvent:
+        """Say that plies were recorded from one settle, and whether their order is known.
+
+        Why: the reader saw only the board after them (frames dropped by a busy machine, a
+        camera that lost the board, two moves in one hand's visit). Turns alternate, so the
+        sides' order is fixed; but two moves of one side that touch different pieces reach the
+        same board in either order, and a piece may have gone by another route: the board cannot
+        say which. The sequence written is then one of several, and the journal names the
+        others instead of stating a guess as fact."""
+        moves = [m.iccs() for m in ex.moves]
+        others = [[m.iccs() for m in o] for o in ex.alternatives]
+        plies = f"plies {first_ply}-{first_ply + len(moves) - 1}"
+        if others:
+            alt = "; ".join(" ".join(o) for o in others)
+            what = (f"{plies} were seen at once ({' '.join(moves)}): which moves and in what order cannot be told from the board; "
+                    f"also possible: {alt}")
+        else:
+            what = f"{plies} were seen at once ({' '.join(moves)}), in the only order the rules allow"
+        return TrackingEvent(last.t, self.ply, TrackingStatus.PLIES_MERGED, what,
+                             extra={"first_ply": first_ply, "moves": moves, "candidates": [moves] + others,
+                                    "order_known": not others, "hand_seen": bool(episode.hand_seen),
+                                    "frame": last.frame_index})
 
     def _withdraw(self, inc: IncidentEvent, t: float, ply: int, reason: str) -> IncidentRetracted:
         """`inc` no longer stands: off the list of raised incidents, and the retraction to journal."""

@@ -7,8 +7,9 @@ One small job: turn SOURCE from the command line into frames with honest times a
 - A live source (camera, stream) and a file paced with `realtime=True` are read by a capture thread
   that never waits on processing: each frame gets its time when it is grabbed (live: seconds since
   capture started; paced file: its video time, released at that time / `speed`). When processing
-  falls behind, the oldest waiting frame is dropped and counted (`dropped`), so time never stretches
-  and the recorder can say how many frames it did not see.
+  falls behind, the waiting frames are thinned evenly (`runtime.backlog`) and the drops counted
+  (`dropped`), so time never stretches, a stall costs frames spread over it rather than a whole
+  second, and the recorder can say how many frames it did not see.
 - A live source that stops delivering frames mid-game raises SourceLost after `lost_after_s`, so the
   recorder can keep what it has and say what happened.
 """
@@ -19,9 +20,11 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
+
+from runtime.backlog import EvenBacklog
 
 
 class SourceError(RuntimeError):
@@ -44,20 +47,26 @@ class SourcePacing:
     """How frames reach the recorder.
 
     `realtime`: release a file's frames at their timestamps (a file behaves like a camera);
-    `speed`: × real time for a paced file; `queue_s`: seconds of frames that may wait for
-    processing before the oldest is dropped. One second absorbs the recorder's short stalls
-    (an incident's evidence clip being encoded, a full re-read after a settle) without losing the
-    frames of the move that follows, yet a recorder that falls behind for longer still drops."""
+    `speed`: × real time for a paced file; `queue_s`: seconds of frames (at the source's rate)
+    that may wait for processing; beyond that the waiting frames are thinned evenly. One second
+    absorbs the recorder's short stalls (an incident's evidence clip being encoded, a full re-read
+    after a settle) without a drop. `max_lag_s`: the most a waiting frame may lag the newest one;
+    a longer stall keeps frames spread over its last `max_lag_s` seconds, and a recorder slower
+    than the source for good follows it this far behind (moves come later, not lost). Four
+    seconds cover a move from hand in to hand out."""
 
     realtime: bool = False
     speed: float = 1.0
     queue_s: float = 1.0
+    max_lag_s: float = 4.0
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.speed <= 100.0:
             raise SourceError(f"--speed {self.speed}: must be between 0.05 and 100 (× real time)")
         if not 0.0 < self.queue_s <= 10.0:
             raise SourceError(f"queue_s {self.queue_s}: must be between 0 and 10 seconds")
+        if not 0.0 < self.max_lag_s <= 60.0:
+            raise SourceError(f"max_lag_s {self.max_lag_s}: must be between 0 and 60 seconds")
 
 
 _END = object()   # the capture thread's last item: the source ended
@@ -158,27 +167,13 @@ class FrameSource:
             index += 1
 
     # ------------------------------------------------------------------ paced: capture thread
-    def _put_newest(self, q: "queue.Queue[Any]", item: Any) -> None:
-        """Queue a frame; when processing is behind, drop the oldest waiting one (counted)."""
-        while True:
-            try:
-                q.put_nowait(item)
-                return
-            except queue.Full:
-                try:
-                    old = q.get_nowait()
-                except queue.Empty:
-                    continue
-                if isinstance(old, Frame):
-                    self.dropped += 1
-
-    def _capture(self, q: "queue.Queue[Any]", t0: float) -> None:
+    def _capture(self, q: EvenBacklog, t0: float) -> None:
         index = self.first_index
         try:
             if self._first is not None:
                 first_t = index / self.fps
                 self.grabbed += 1
-                self._put_newest(q, Frame(self._first, first_t, index))
+                self._put(q, Frame(self._first, first_t, index))
                 self._first = None
                 index += 1
             start_t = self.first_index / self.fps
@@ -188,7 +183,7 @@ class FrameSource:
                     if not self.live:
                         if self.frame_count is not None and index < self.frame_count - 1:
                             self.ended_early = True
-                        q.put(_END)
+                        q.put_control(_END)
                         return
                     time.sleep(0.01)     # a live source between frames; the reader judges "lost"
                     continue
@@ -201,13 +196,16 @@ class FrameSource:
                     if wait > 0 and self._stop.wait(wait):
                         return
                 self.grabbed += 1
-                self._put_newest(q, Frame(img, t, index))
+                self._put(q, Frame(img, t, index))
                 index += 1
         except Exception as exc:  # noqa: BLE001 — handed to the reading side, which raises it there
-            q.put(exc)
+            q.put_control(exc)
+
+    def _put(self, q: EvenBacklog, frame: Frame) -> None:
+        self.dropped += q.put(frame)
 
     def _paced_frames(self) -> Iterator[Frame]:
-        q: "queue.Queue[Any]" = queue.Queue(maxsize=max(2, int(round(self.fps * self.pacing.queue_s))))
+        q = EvenBacklog(max(2, int(round(self.fps * self.pacing.queue_s))), self.pacing.max_lag_s)
         t0 = time.monotonic()
         self.t0_monotonic = t0
         self._thread = threading.Thread(target=self._capture, args=(q, t0), name="xqtrack-capture", daemon=True)

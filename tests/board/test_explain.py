@@ -133,3 +133,41 @@ def test_a_destination_read_empty_counts_as_the_move_only_when_its_origin_was_se
     stale.ignore[h2h9.from_sq] = True
     ex = explain(pos, stale)
     assert not ex.explains and ex.residual == [h2h9.to_sq]
+
+
+def _sharp(board: np.ndarray) -> Evidence:
+    probs = np.full((90, 15), 0.001)
+    probs[np.arange(90), board] = 1.0
+    return Evidence(log_readings(probs / probs.sum(axis=1, keepdims=True)), np.ones(90, dtype=bool))
+
+
+def test_three_plies_seen_at_once_name_the_other_order_their_board_allows():
+    pos = Position()
+    after = pos.copy()
+    for iccs in ("h2e2", "h9g7", "b0c2"):   # red's cannon and horse do not touch each other
+        after.push(Move.from_iccs(iccs))
+    ex = explain(pos, _sharp(board_classes(after)))
+    assert ex.explains and len(ex.moves) == 3
+    assert ex.moves[1].iccs() == "h9g7"
+    others = {" ".join(m.iccs() for m in o) for o in ex.alternatives}
+    chosen = " ".join(m.iccs() for m in ex.moves)
+    assert {chosen} | others == {"h2e2 h9g7 b0c2", "b0c2 h9g7 h2e2"}
+
+
+def test_a_piece_that_may_have_gone_by_either_route_names_both():
+    pos = Position()
+    after = pos.copy()
+    for iccs in ("h2e2", "h9g7", "e2e6"):   # the cannon on e6: by e2, or by h6
+        after.push(Move.from_iccs(iccs))
+    ex = explain(pos, _sharp(board_classes(after)))
+    seqs = {" ".join(m.iccs() for m in s) for s in [ex.moves] + ex.alternatives}
+    assert {"h2e2 h9g7 e2e6", "h2h6 h9g7 h6e6"} <= seqs
+
+
+def test_two_plies_seen_at_once_have_the_one_order_turns_allow():
+    pos = Position()
+    after = pos.copy()
+    for iccs in ("h2e2", "h9g7"):
+        after.push(Move.from_iccs(iccs))
+    ex = explain(pos, _sharp(board_classes(after)))
+    assert [m.iccs() for m in ex.moves] == ["h2e2", "h9g7"] and ex.alternatives == []

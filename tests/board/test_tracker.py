@@ -438,3 +438,20 @@ def test_a_piece_knocked_aside_with_its_disc_in_view_is_recorded_without_waiting
     assert move.t - move.t_hand_left >= Tracker().cfg.knock_seen_wait_s - 0.05
     knocked = [e for e in incidents_of(events) if e.kind == "knocked"]
     assert [(e.ply, e.points, e.side) for e in knocked] == [(3, [idx("g3")], "red")]
+
+
+def test_plies_recorded_from_one_settle_say_so_and_name_the_orders_the_board_allows():
+    s = Script(seed=7).quiet(0.5)
+    s.move("h2e2", seen=False)
+    s.move("h9g7", seen=False)
+    s.move("b0c2", seen=False).quiet(0.8)     # three plies made while the view was blocked
+    s.move("b9c7").quiet(0.6)
+    _, events = run_tracker(s.frames, NoiseProfile(seed=7))
+    assert moves_of(events)[3:] == ["b9c7"]
+    assert sorted(moves_of(events)[:3]) == sorted(["h2e2", "h9g7", "b0c2"])
+    merged = [e for e in events if e.type == "tracking" and e.status == "plies_merged"]
+    assert len(merged) == 1
+    m = merged[0]
+    assert m.extra["first_ply"] == 1 and not m.extra["order_known"]
+    assert {" ".join(c) for c in m.extra["candidates"]} >= {"h2e2 h9g7 b0c2", "b0c2 h9g7 h2e2"}
+    assert "cannot be told" in m.detail
