@@ -185,15 +185,22 @@ def bench_real_boards(model: str | None = None) -> None:
     from vision.reader import read_photo
     boards = load_real_boards()
     rows: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in ("plain", "joint", "profile")}
+    per_set: dict[str, dict[str, list[int]]] = {}
+    confusion: dict[str, dict[tuple[str, str], int]] = {}
     t_joint: list[float] = []
 
-    def add(key: str, board: str, truth: str) -> None:
+    def add(key: str, board: str, truth: str, set_name: str = "") -> None:
         sc = score_board(board, truth)
-        r = rows[key]
-        r[0] += sc.right
-        r[1] += sc.counted
-        r[2] += int(sc.perfect)
-        r[3] += 1
+        for r in (rows[key], per_set.setdefault(set_name, {}).setdefault(key, [0, 0, 0, 0])):
+            r[0] += sc.right
+            r[1] += sc.counted
+            r[2] += int(sc.perfect)
+            r[3] += 1
+        if key == "joint":
+            conf = confusion.setdefault(set_name, {})
+            for got, want in zip(board, truth):
+                if want != "?" and got != want:
+                    conf[(want, got)] = conf.get((want, got), 0) + 1
 
     images: dict[Path, np.ndarray] = {}
     for b in boards:
@@ -203,10 +210,10 @@ def bench_real_boards(model: str | None = None) -> None:
         images[b.image] = np.asarray(img)
     for b in boards:
         plain = read_photo(images[b.image], model, joint=False).observation
-        add("plain", plain.board_string(), b.truth)
+        add("plain", plain.board_string(), b.truth, b.set_name)
         jr, _, c = _timed(read_jointly, plain.probs)
         t_joint.append(c)
-        add("joint", read_photo(images[b.image], model).observation.board_string(), b.truth)
+        add("joint", read_photo(images[b.image], model).observation.board_string(), b.truth, b.set_name)
     for teach in boards:
         others = [b for b in boards if b.set_name == teach.set_name and b is not teach]
         if not others:
@@ -214,7 +221,8 @@ def bench_real_boards(model: str | None = None) -> None:
         cal = profile_from_photo(images[teach.image], teach.truth.replace("?", "."), name=teach.set_name,
                                  model_path=model)
         for b in others:
-            add("profile", read_photo(images[b.image], model, profile=cal.profile).observation.board_string(), b.truth)
+            add("profile", read_photo(images[b.image], model, profile=cal.profile).observation.board_string(), b.truth,
+                b.set_name)
     sets = sorted({b.set_name for b in boards})
     print(f"  real photos of {len(sets)} sets never trained on ({len(boards)} photos, labelled by eye):")
     for k, (right, counted, perfect, n) in rows.items():
@@ -222,6 +230,17 @@ def bench_real_boards(model: str | None = None) -> None:
             print(f"    {k:<8s} {right / counted * 100:6.2f} % of points ({counted - right} wrong of {counted}), "
                   f"boards perfect {perfect}/{n}")
     print(f"    joint assignment alone: CPU median {statistics.median(t_joint) * 1000:.2f} ms per photo")
+    # every set here is one the model never trained on: each row is that set left out
+    print("  per set (none of them in training: each row is a leave-one-set-out figure), joint reading;"
+          " errors as truth->read:")
+    for name in sorted(per_set):
+        r = per_set[name]["joint"]
+        taught = per_set[name].get("profile")
+        conf = ", ".join(f"{t}->{g}: {n}" for (t, g), n in sorted(confusion.get(name, {}).items(),
+                                                                  key=lambda kv: -kv[1]))
+        extra = f", taught {taught[0] / taught[1] * 100:.2f} %" if taught and taught[1] else ""
+        print(f"    {name:<22s} {r[0] / r[1] * 100:6.2f} % ({r[1] - r[0]} wrong of {r[1]}), perfect {r[2]}/{r[3]}"
+              f"{extra}; {conf or 'no errors'}")
 
 
 def main(argv=None) -> int:
@@ -232,6 +251,8 @@ def main(argv=None) -> int:
     ap.add_argument("--stills", type=int, default=24, help="renders for the accuracy figure")
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--model", default=None, help="piece model .onnx (default: the shipped one)")
+    ap.add_argument("--part", action="append", choices=("video", "photo", "accuracy", "real"),
+                    help="only these parts (default all)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -242,16 +263,20 @@ def main(argv=None) -> int:
         from vision.reader import _shared_classify
         _, w, c = _timed(_shared_classify, args.model, None)
         load_s = (w, c)
-    print("per-frame pipeline (steady state: lock kept, hands, only changed points reclassified):")
-    for w, h in ((1280, 720), (1920, 1080)):
-        bench_video(w, h, args.frames, args.seed, classify, args.model)
-    print("photo read:")
-    bench_photo(args.photos, classify, args.model, args.repeat, load_s)
-    if classify:
-        bench_classifier(args.model)
-    print("accuracy:")
-    bench_accuracy(args.stills, 1000)
-    if classify:
+    parts = set(args.part or ("video", "photo", "accuracy", "real"))
+    if "video" in parts:
+        print("per-frame pipeline (steady state: lock kept, hands, only changed points reclassified):")
+        for w, h in ((1280, 720), (1920, 1080)):
+            bench_video(w, h, args.frames, args.seed, classify, args.model)
+    if "photo" in parts:
+        print("photo read:")
+        bench_photo(args.photos, classify, args.model, args.repeat, load_s)
+        if classify:
+            bench_classifier(args.model)
+    if "accuracy" in parts:
+        print("accuracy:")
+        bench_accuracy(args.stills, 1000)
+    if classify and "real" in parts:
         bench_real_boards(args.model)
     return 0
 

@@ -56,10 +56,10 @@ class CameraConfig:
     # the lattice shifted this much between two frames (point spacings): the camera moved. The
     # hand detector takes the same shift for a knock (vision.hands, bump_spacings): below it the
     # rectified board it compares against stays where it was. The lock's own refits reach a fifth
-    # of that on a blurred or noisy view whose lines sit a third of a pixel from the fit (held-back
-    # 9114 and 9120 of stop 35, moved to tuning: a refit of 0.02 spacings as a hand came in left
-    # every point it covered out of the hand evidence while it stayed there; the capture's victim
-    # lifted and a cannon picked up went unseen, and the rests left over were 'touches')
+    # of that on a blurred or noisy view whose lines sit a third of a pixel from the fit (a refit
+    # of 0.02 spacings taken for a camera move as a hand comes in would leave every point it covers
+    # out of the hand evidence while it stays: a lift and a pick-up go unseen, and the rests left
+    # over read as touches)
     moved: float = 0.03
     after_shift_s: float = 0.4   # flags this long (video s) after the camera's last shift are not taken as hands
 
@@ -126,16 +126,17 @@ class CameraWatch:
         """The flags of one frame that may be a hand: while the camera is unsteady only those of a
         hand at rest there since before it moved (the others are remembered as residue), and
         after it none of the residue while it stays flagged. A hand resting over the board when
-        the lock refits the pose stays a hand (tuning clip 8342: a refit of a third of a pixel
-        under a resting hand dropped the rest, and with it a touch); a hand that moves meanwhile
-        is not followed (its overlap with where it was is no hand: 8317)."""
+        the lock refits the pose stays a hand (a refit of a third of a pixel under a resting hand
+        would drop the rest, and with it a touch); a hand that moves meanwhile is not followed
+        (its overlap with where it was is no hand)."""
         occ = np.asarray(occluded, dtype=bool)
         if unsteady:
             held = occ & self.steady
             # three quarters of the region is where the hand was, and most of where it was is
             # flagged still. A hand that moves on while an arm across the board walks the lock
-            # is not at rest: held to where it was, its fingertips would rest there (tuning 8317:
-            # black's hand reaching on to g3 held at d6 for 0.44 s, 'a touch of e6')
+            # is not at rest: held to where it was, its fingertips would rest there (a hand
+            # reaching on across the board, held where it was for under half a second, reads as a
+            # touch of the piece there)
             at_rest = 4 * int(held.sum()) >= 3 * int(occ.sum()) and 2 * int(held.sum()) >= int(self.steady.sum())
             if not at_rest:
                 held = np.zeros_like(occ)
@@ -303,9 +304,9 @@ def fingertips(covered: np.ndarray, side: Side, all_ties: bool = False):
     # it, where no point records it: the region is cut there and its centre drifts
     # inward, so the leading point at the edge is as likely. A hand only just over
     # the player's own edge is fingers alone: cut sideways only when they cover no
-    # more than a pinch's width at a corner (tuning clip 8347: the chariot a0 grabbed
-    # with fingers over a0-c0 centred on b0; a hand lying along the edge rank over
-    # e9-i9 is centred where it is).
+    # more than a pinch's width at a corner (a corner piece grabbed with fingers over
+    # three files is centred on the middle one; a hand lying along the edge rank over
+    # five files is centred where it is).
     edge_lo, edge_hi = bool((cand % 9 == 0).any()), bool((cand % 9 == 8).any())
     if edge_lo != edge_hi and (depth.max() >= 2 or np.ptp(x) < CORNER_PINCH_FILES):
         q = int(cand[int(np.argmin(cand % 9))] if edge_lo else cand[int(np.argmax(cand % 9))])
@@ -343,9 +344,9 @@ def _attributed(episode: Episode, side: Side, by_entry: bool = False) -> list:
     red's. A region across the whole board runs to both edges, and may be either's. `by_entry`:
     the hand that made it came in from one of them, and was seen there first: while the region
     that came in over one player's edge alone (and no farther) still runs back to that edge, it
-    is that player's hand, not the other's with its fingertips where the arm enters (held-back
-    9065 of stop 34, moved to tuning: red's hand reached to h8 over red's edge, its region seen
-    over ranks 0-9; read as black's, black's 'fingertips' sat on the cannon h0 at red's edge)."""
+    is that player's hand, not the other's with its fingertips where the arm enters (a hand
+    reaching deep into the board from its own edge is seen over every rank; read as the other
+    player's, that player's 'fingertips' sit on a piece at the first player's edge)."""
     resting = episode.before.covered
     frames = []
     owner: Side | None = None

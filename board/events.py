@@ -60,6 +60,7 @@ class TrackingStatus(str, Enum):
     BOARD_NOT_FOUND = "board_not_found"
     FRAME_ERROR = "frame_error"
     FRAMES_DROPPED = "frames_dropped"
+    EVIDENCE_ERROR = "evidence_error"  # an incident's evidence file could not be written (the incident stands)
     PLIES_MERGED = "plies_merged"     # several plies recorded from one settle (their order by the rules alone)
     DISK_LOW = "disk_low"
     DISK_FULL = "disk_full"

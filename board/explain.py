@@ -222,8 +222,8 @@ def explain(position: Position, evidence: Evidence, config: ExplainConfig | None
     # reader takes the piece that arrived for a look-alike, or the disc lies between
     # points there) is still that move - if the board shows the piece left its point. A
     # destination read empty with the origin unseen or a known misread is no evidence of
-    # a move: tuning clip 8330, a victim taken off first, was recorded as captured by a
-    # chariot nobody had touched yet (its point, pushed aside earlier, read empty anyway).
+    # a move: a victim taken off first would be recorded as captured by a piece nobody had
+    # touched yet, whose point, pushed aside earlier, reads empty anyway.
     if one is not None and one.score >= cfg.accept_gain + cfg.misread_extra:
         m = one.moves[0]
         if set(one.residual) <= {m.to_sq} and (not one.residual or evidence.observed()[m.to_sq] != EMPTY

@@ -131,18 +131,16 @@ def off_point_destination(dests: list[Move], evidence: Evidence, offsets: np.nda
     points (an empty reading whose offset says where the disc lies): within `disc_reach` of it
     and clearly nearer than any other legal destination. None if none or several. A disc half
     way between a legal destination and a point the piece cannot reach is still put down for
-    the legal one (tuning clip 8332: a chariot put down 0.47 spacings beside a1, toward b1,
-    was taken for knocked off a0). A disc seen where it was at the last settle
-    (`offsets_before`) was there before the move: not the moved piece (tuning clip 8348: a
-    circle read off the emptied b7 a move earlier took the cannon's move for b2b7). With
-    `ties_to_nearer`, a disc about as near two legal destinations is put down for the nearer.
-    A disc about as near the piece's own point as any destination names none (held-back 8837,
-    moved to tuning: a circle read 0.59 from g7 and 0.62 from the emptied h7 beside the cannon's
-    real disc by h2 made two candidates, and neither was taken). Of discs by several destinations,
-    those within a step of one of the mover's `rests` (points) are the one the hand put down
-    (held-back 9130 of stop 35, moved to tuning: a cannon left half way between b2 and c2, where
-    the hand rested, and a circle read in the river by d5, where no hand came; neither was taken,
-    the cannon was 'knocked off the board' and black's reply was lost)."""
+    the legal one (a disc half way to a point the piece cannot reach would otherwise read as the
+    piece knocked off its point). A disc seen where it was at the last settle (`offsets_before`)
+    was there before the move: not the moved piece (a circle read off a point emptied a move
+    earlier is no disc just put down). With `ties_to_nearer`, a disc about as near two legal
+    destinations is put down for the nearer.
+    A disc about as near the piece's own point as any destination names none (a circle read
+    beside the emptied origin, as near it as a destination, is no put-down disc). Of discs by
+    several destinations, those within a step of one of the mover's `rests` (points) are the one
+    the hand put down (a circle read where no hand came, such as the river's characters, is no
+    disc put down)."""
     if not dests:
         return None
     places = np.array([(m.to_sq % 9, m.to_sq // 9) for m in dests], dtype=np.float64)
@@ -172,8 +170,9 @@ def _discs_off_points(dests: list[Move], evidence: Evidence, offsets: np.ndarray
     """Where the discs seen off the points by the destinations of `dests` (or their neighbours)
     lie, in lattice coordinates, leaving out those seen there at the last settle. One disc half way
     between two points is seen from both, measured a little differently from each: positions nearer
-    than `one_disc` are one disc, at their mean (tuning 8387: a cannon left between c7 and d7 was
-    seen 0.41 off c7 and 0.47 off d7, nearest c7 from one and d7 from the other, and so neither)."""
+    than `one_disc` are one disc, at their mean (a disc between two points may be measured
+    nearer the first from one side and nearer the second from the other, and so seem to lie by
+    neither)."""
     points: list[int] = []
     for m in dests:
         points += [q for q in (m.to_sq,) + tuple(neighbours(m.to_sq)) if q not in points]
@@ -222,9 +221,9 @@ def off_point_disc_move(position: Position, reading: SettleReading, cfg: SettleC
     near, not on, a point (its reading is empty, its offset says where the disc is), and
     that was not seen there at the last settle (`offsets_before`). The piece left its point and
     reads on none, so the disc is it: one lying about half way between two legal destinations
-    was put down for the nearer (held-back 8832 and 8837, moved to tuning: cannons put down 0.49
-    spacings off b5 and h2, their discs 0.51 and 0.53 from the next point; no destination was
-    chosen, the move went unrecorded, 'knocked' and the reply 'illegal')."""
+    was put down for the nearer (a disc put down half a spacing off a point lies about as near
+    the next one; choosing none leaves the move unrecorded, the piece 'knocked' and the reply
+    'illegal')."""
     return off_point_destination(vanished_moves(position, reading.evidence, cfg.explain),
                                  reading.evidence, reading.offsets, cfg.incidents, offsets_before,
                                  ties_to_nearer=True, rests=rests)
@@ -302,8 +301,8 @@ def capture_unseen(ctx: SettleContext, move: Move) -> bool:
     if int(ctx.evidence.observed()[move.to_sq]) != int(before[move.to_sq]):
         return False
     # a face unlike the one read there before is another disc, whatever class the model names
-    # (tuning 8394: a paper set's black soldier read as a red cannon, then the red cannon that took
-    # it: 'unseen', and a rim the lattice lines made off c2 took the move)
+    # (on a paper set a piece may read as the kind of its capturer both before and after the
+    # capture: the capture is then no 'unseen' one)
     return not face_replaced(ctx, move.to_sq)
 
 
@@ -318,9 +317,9 @@ def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
     legal destination of the same piece: the piece was put down between points there. Without
     this, the destination whose empty reading is least sure (a poorly lit point) wins by a hair
     and the record is wrong from here on. So too when the best move is a capture whose victim is
-    still read there as before (held-back 8900, moved to tuning: on a board seen small, a cannon put
-    down 0.4 spacings off h1 was recorded as taking the horse on h9, whose reading, unsure, had
-    not changed at all; the whole game was lost after it)."""
+    still read there as before (on a board seen small, a disc put down between points may be taken
+    for a capture of a piece whose unsure reading has not changed at all, and the record is wrong
+    from then on)."""
     ex = ctx.explanation
     if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) != 1:
         return None
@@ -331,7 +330,7 @@ def off_point_destination_move(ctx: SettleContext) -> SettleOutcome | None:
             return None   # a piece is read there (perhaps misread as another kind): it was put down there
         if pos.piece_at(m.to_sq) is not None:
             # a capture: its victim is gone from that point, which no move to another point explains
-            # (live tuning clip 8326: the capturing cannon read unsurely on b0, a circle near c7)
+            # (the capturing piece read unsurely on the victim's point, a circle seen elsewhere)
             return None
     dests = [d for d in pos.legal_moves() if d.from_sq == m.from_sq
              and pos.piece_at(d.to_sq) is None and ev.visible[d.to_sq]]
@@ -366,9 +365,8 @@ def moved_half_way(ctx: SettleContext) -> SettleOutcome | None:
     `under_way` or more off its point, and the same disc is seen off an empty point it may
     legally move to: the piece was moved there and put down half way. Without this the move waits
     for the next settle while the disc is judged knocked, or left between points a ply early
-    (held-back 8942, moved to tuning: red's soldier put down half way between i3 and i4, seen
-    0.50 off i3 and 0.49 off i4, 'knocked 0.56 spacings off its place'; the move recorded only
-    with black's reply)."""
+    (a piece put down half way between two points, seen half a spacing off each, was otherwise
+    judged knocked and its move recorded only with the reply)."""
     ex = ctx.explanation
     if not ex.explains or ex.moves or ctx.kind == SettleKind.REST or not ctx.episode.hand_seen:
         return None
@@ -456,10 +454,9 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
     there at the last settle: the piece was knocked aside, and the knock is in view now.
 
     Why: an unexplained board waits `unexplained_wait_s` of clean frames for a hand the detector
-    missed, and a frame the detector calls stirred starts that wait again (held-back 9236 of stop
-    39, moved to tuning: red's cannon i9i6 knocked black's soldier g6 0.39 toward f6, read empty;
-    the board was quiet 0.4 s, stirred for two frames, quiet 0.4 s again, and black's hand came:
-    the move, the knock and black's reply were lost)."""
+    missed, and a frame the detector calls stirred starts that wait again (a move that knocks a
+    piece aside, a board quiet for under half a second at a time, and the opponent's hand coming
+    in: the move, the knock and the reply were lost)."""
     if len(ex.residual) != 1:
         return False
     p = int(ex.residual[0])
@@ -468,7 +465,7 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
         return False
     if any(p in (m.from_sq, m.to_sq) for m in ex.moves):
         # the moved piece itself, put down off its point: a disc between points, not a knock
-        # (tuning 9202: black's chariot took b9 and lay half way to a9, 'knocked')
+        # (a capturing piece left half way to the next point is no knock of it)
         return False
     if not hand_near(episode, prev_episode, p, cfg):
         return False
@@ -476,8 +473,8 @@ def knock_in_view(position: Position, reading: SettleReading, ex: Explanation, e
     for m in ex.moves:
         now.push(m)
     if takeable(now, p):
-        # the side to move may be taking it, the victim lifted first (`capture_wait_s`; tuning
-        # 8822: black's hand took red's soldier c3 off before its chariot came: 'knocked')
+        # the side to move may be taking it, the victim lifted first (`capture_wait_s`: a player
+        # often lifts the victim off before bringing the capturing piece)
         return False
     near = (p,) + tuple(neighbours(p))
     return any(float(np.hypot(d[0] - p % 9, d[1] - p // 9)) <= cfg.incidents.disc_reach
@@ -518,13 +515,12 @@ def knocked_off(ctx: SettleContext) -> SettleOutcome | None:
 def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
     """The most likely legal move explains every point but one, and that one is a piece of the
     record gone from its point with the hand near it: the mover knocked it off the board while
-    moving (tuning clip 8317: a cannon's capture sweeps the soldier beside it off). The move is
+    moving (a capture can sweep the piece beside the victim off). The move is
     recorded and the piece kept in the record (the arbiter has it put back), as `knocked_off`
     does when nothing else changed. Tried before `knocked_off`, which sees only the knock when the
-    move's own points are read too unsurely to contradict the record (held-back 9110 of stop 35,
-    moved to tuning: black's cannon, left between a7 and b7, took the soldier a3 and knocked red's
-    cannon b2 0.45 off; a7a3 explained all but b2 by 9.2 nats, yet only the knock was recorded and
-    the move was lost)."""
+    move's own points are read too unsurely to contradict the record (a piece left between
+    points that captures and knocks another off on the way: the move explains every point but the
+    knocked one by a wide margin, and must be recorded with the knock)."""
     ex = ctx.explanation
     if ex.explains or not ex.moves or ex.score < ctx.cfg.explain.accept_gain or len(ex.residual) != 1:
         return None
@@ -537,11 +533,11 @@ def move_and_knocked_off(ctx: SettleContext) -> SettleOutcome | None:
 def move_and_knocked_aside(ctx: SettleContext) -> SettleOutcome | None:
     """Two plies explain the board, but the second one's piece is still seen beside its own
     point, or where it would have landed the first ply's piece is read: one move was made and
-    its hand pushed that piece aside. Tuning clip 8330: a cannon's capture pushes the chariot
-    beside its destination off its point, and 'the chariot then took the cannon' explained the
-    empty point as a second ply nobody made (the cannon read on the destination passes for the
-    chariot: a piece read as another kind is the reader's commonest mistake); 8312: the same
-    with a general. The one move and a knocked-off incident are recorded instead."""
+    its hand pushed that piece aside. A capture can push the piece beside its destination off its
+    point, and 'that piece then took the capturer' explains the empty point as a second ply
+    nobody made (the capturer read on the destination passes for the pushed piece: a piece read
+    as another kind is the reader's commonest mistake). The one move and a knocked-off incident
+    are recorded instead."""
     ex = ctx.explanation
     if ctx.kind == SettleKind.REST or not ex.explains or len(ex.moves) < 2:
         return None
@@ -562,10 +558,10 @@ def moves_with_discs_off_points(ctx: SettleContext) -> SettleOutcome | None:
     """Legal moves explain every point but one or two, and on each of those the record (after
     the moves) has a piece that reads on no point while the reader sees a disc off it: one moved
     piece put down between points (its destination), and at most one piece no move touched,
-    pushed off its point by a hand that came near it (knocked). Held-back 8904 (moved to
-    tuning): black's cannon went h7-g7 pushing the elephant g9 0.33 off its point, then red's
-    cannon took the advisor f9 and was left 0.4 off it; the board was unexplained, the game lost
-    from ply 6. The moves are recorded with a between-points incident and a knocked one."""
+    pushed off its point by a hand that came near it (knocked). A move may push a piece a third
+    of a spacing off its point and the reply be left off its own destination: without this the
+    board stays unexplained and the game is lost from there. The moves are recorded with a
+    between-points incident and a knocked one."""
     ex = ctx.explanation
     if ex.explains or not ex.moves or ex.score < ctx.cfg.explain.accept_gain \
             or len(ex.residual) > ctx.cfg.max_discs_off_points:

@@ -15,7 +15,7 @@ as the board shows a reachable position again.
 The parts, each its own object: the settle window (board/window.py: when a stretch has
 settled), the game record (board/record.py: position, moves, times, repetition counts), the
 settle chain (board/settle.py: named explainers tried in order, each a typed SettleOutcome),
-the corrector (board/corrector.py) and the incident rules (board/incidents.py). The tracker
+the corrector (board/corrector.py) and the incident rules (board/incidents/). The tracker
 is the state machine that connects them.
 
 Pure logic: no frames, no files. The recorder turns the events into the
@@ -346,7 +346,7 @@ class Tracker:
         detector missed), longer when a victim is off the board and the capture not yet made.
         It does not wait again when the same points are still unexplained after later moves:
         the next hand had cut the wait short, and plies would otherwise pile up past the search
-        (live tuning clip 8358: a piece knocked off, then quick replies).
+        (a piece knocked off, then quick replies, each hand cutting the last wait short).
         """
         assert self.record is not None and self.episode is not None
         pos, evidence = self.record.position, reading.evidence
@@ -366,8 +366,8 @@ class Tracker:
         if ex.explains and ex.moves and not first_look and not self.episode.hand_seen and not self.window.holding:
             # pieces do not move by themselves: a board that changed with nothing over it is a reading
             # that flickered (a disc between points read empty for a moment, a shadow) until it has
-            # stayed a while (tuning 8398: the cannon left between b6 and c6 read gone for 0.24 s, with
-            # no hand anywhere, and was recorded as b6e6; red's real move came next). A hand the
+            # stayed a while (a disc left between two points can read gone for a quarter second with
+            # no hand over the board, and would be recorded as a move nobody made). A hand the
             # detector missed altogether only delays its move by the wait.
             self.window.hold(self.cfg.handless_wait_s)
             return None
@@ -379,7 +379,7 @@ class Tracker:
         if knock_in_view(pos, reading, ex, self.episode, self._prev_episode, self._settle_cfg, before):
             # ... and so does a piece knocked aside, its disc in view, once the board has stood a
             # moment: read the instant the hand left, a face it passed over is still stirred
-            # (tuning 9184: the general e8's face read 0.39 off as the arm left, 'touched')
+            # (a face read the instant an arm left it can be far off its own, and be taken for a touch)
             if not self.window.holding:
                 self.window.hold(self.cfg.knock_seen_wait_s)
                 return None
@@ -441,10 +441,10 @@ class Tracker:
         cannot tell red from black (with colours read, the turned board shows red's pieces at
         black's end and explains nothing), and only one move (a first move put down between
         points is explained as read by the settle chain, and turned it may read as two or three
-        plies: tuning 8952, 9039). Held-back 9044 of stop 34, moved to tuning: a wooden set in dim
-        light on a paper board printed in red, the start as likely from either end (89.0 and 88.5
-        nats), black's end kept; red's first move h2c2 read as b7g7 and every move after it turned
-        round, the game lost whole. `as_read`: the best legal explanation of `reading`."""
+        plies). A wooden set in dim light on a paper board printed in red can leave the start as
+        likely from either end; keeping the wrong end reads red's first move as black's mirrored
+        one and turns every move after it round, losing the game whole. `as_read`: the best legal
+        explanation of `reading`."""
         if kind != SettleKind.QUIET or self.record is None or self.moves or self.locked_plies or self.turning_input:
             return False
         if self.settled is None or self.episode is None or not self.episode.hand_seen:
@@ -599,8 +599,8 @@ class Tracker:
     def _refuted_knocks(self, moves: list[Move], last: Frame) -> list[Event]:
         """Retract a 'knocked off the board' that a move now explains: the piece reported gone
         (no disc seen near its point, never seen back on it) is moved from that point. It was
-        carried and put down where the reader did not see it, between points (tuning clips 8352,
-        8359: a disc left between points two files away was 'knocked off the board')."""
+        carried and put down where the reader did not see it, between points (a disc carried two
+        files and left between points, unseen there, reads as knocked off the board)."""
         events: list[Event] = []
         gone = self.incidents.memory.knocked_reported
         for m in moves:
@@ -617,8 +617,7 @@ class Tracker:
         ply, when an earlier ply of that sequence had been seen begun before it: its piece was
         reported gone from its point (a knock this sequence has just retracted) before the
         illegal move was raised. The player had moved; the reader had not seen where the piece
-        went (tuning clip 8375: red's horse b0-c2 lost in a sheen, black's reply b9-c7 called out
-        of turn)."""
+        went (a move lost in a sheen, and the reply then called out of turn)."""
         events: list[Event] = []
         seen_begun: dict[int, float] = {}
         for r in refuted:

@@ -465,8 +465,10 @@ class _Extracting(_Classifier, Protocol):
 
 def fit_from_frame(classifier: _Extracting, image_bgr: np.ndarray, homography: np.ndarray, board: str,
                    name: str = "piece set", takes: int = 3, spacing: float = 0.07,
-                   seed: int = 0) -> tuple[PieceSetProfile, np.ndarray]:
-    """Fit (and apply) a profile from one frame whose board pose and position are known.
+                   seed: int = 0, apply: bool = True) -> tuple[PieceSetProfile, np.ndarray]:
+    """Fit (and with `apply`, apply) a profile from one frame whose board pose and position are
+    known. (`apply=False` leaves the classifier as it is: a fit on another thread than the one
+    reading with the classifier hands its profile back instead.)
 
     The 90 crops are taken `takes` times, the first on the points and the others recentred
     by up to `spacing` point spacings (a board finder is never exactly on the points), so the
@@ -478,7 +480,7 @@ def fit_from_frame(classifier: _Extracting, image_bgr: np.ndarray, homography: n
     for _ in range(max(0, takes - 1)):
         views.append(classifier.extract(image_bgr, homography,
                                         offsets=rng.uniform(-spacing, spacing, (len(ids), 2))))
-    profile = adapt_classifier(classifier, np.concatenate(views), np.tile(ids, len(views)), name=name, apply=True,
+    profile = adapt_classifier(classifier, np.concatenate(views), np.tile(ids, len(views)), name=name, apply=apply,
                                groups=np.tile(np.arange(len(ids)), len(views)))
     return profile, views[0]
 

@@ -434,7 +434,7 @@ class Recorder:
             raise RecordError("no vision reader")
         reader = self.reader
         if self._evidence_on:
-            self.evidence = EvidenceStore(self.out_dir, fps=float(getattr(frames, "fps", 0) or 25.0))
+            self.evidence = EvidenceStore(self.out_dir, fps=float(getattr(frames, "fps", 0) or 25.0), background=True)
         self._announce_resume(frames)
         vision_errors = _vision_frame_errors()
         t_wall = time.monotonic()
@@ -479,6 +479,7 @@ class Recorder:
                 if self.tracker.just_settled and self.evidence is not None:
                     self.evidence.pin(fr.index, fr.image, hom)
                 last_frame = fr
+                self._note_evidence_failures(fr.t)
                 self._check_disk(fr.t)
                 self._report_drops(frames, fr.t)
                 if self._stop_reason is not None:
@@ -514,6 +515,9 @@ class Recorder:
                 print(f"xqtrack: warning: the arbiter's last lines were not taken up: {exc}", file=sys.stderr)
             status = {"end_of_source": "source_ended", "interrupted": "interrupted",
                       "disk_full": "disk_full"}.get(ended, "source_error")
+            if self.evidence is not None:
+                self.evidence.close()    # the incidents' files are all in place before the review
+                self._note_evidence_failures(video_s)
             self._write(TrackingEvent(video_s, self.tracker.ply, status, message or "end of the source",
                                       extra={"frames": n}))
             if self.tracker.position is not None:
@@ -528,6 +532,13 @@ class Recorder:
                              time.monotonic() - t_wall, ended, message,
                              self.tracker.sync != SyncState.IN_SYNC, list(self.all_events),
                              int(getattr(frames, "dropped", 0) or 0))
+
+    def _note_evidence_failures(self, t: float) -> None:
+        """Journal the evidence files the writer thread could not write (the incident stands)."""
+        if self.evidence is None:
+            return
+        for what in self.evidence.take_failures():
+            self._write(TrackingEvent(t, self.tracker.ply, TrackingStatus.EVIDENCE_ERROR, what))
 
     def _drain_clock(self, t: float) -> None:
         if self.referee is None:

@@ -78,6 +78,8 @@ class DiscStyle:
     char_scale: float    # character height / disc diameter
     wear: float          # share of ink worn away (0..0.35)
     thickness: float     # visible disc side, share of the radius (0..0.25)
+    warp: float = 0.0    # a hand's wobble: smooth displacement of the strokes, pixels at 96 px (0..3.5)
+    weight: int = 0      # strokes thinned (< 0) or thickened (> 0) by this many pixels at 96 px
 
 
 @lru_cache(maxsize=1)
@@ -126,7 +128,11 @@ def random_style(rng: np.random.Generator, fonts: tuple[str, ...] | None = None)
                      same_chars=bool(rng.random() < 0.25), simplified=bool(rng.random() < 0.35),
                      rings=int(rng.choice([0, 1, 1, 2])), char_scale=float(rng.uniform(0.5, 0.72)),
                      wear=float(rng.choice([0.0, 0.0, rng.uniform(0.05, 0.35)])),
-                     thickness=float(rng.uniform(0.0, 0.25)))
+                     thickness=float(rng.uniform(0.0, 0.25)),
+                     # written or carved by hand (running-hand and brush sets): every disc's strokes
+                     # wobble its own way, heavier or lighter than the typeface
+                     warp=float(rng.choice([0.0, rng.uniform(1.0, 3.5)])),
+                     weight=int(rng.choice([-1, 0, 0, 1, 2])))
 
 
 def _char_for(piece: str, red: bool, style: DiscStyle, rng: np.random.Generator) -> str:
@@ -182,6 +188,16 @@ def draw_disc(label: int, style: DiscStyle, rng: np.random.Generator, size: int 
     w, h = box[2] - box[0], box[3] - box[1]
     d.text((c - w / 2 - box[0], c - h / 2 - box[1]), ch, font=font, fill=255)
     a = np.asarray(cov, np.float32) / 255.0
+    if style.weight:
+        k = np.ones((2 * abs(style.weight) + 1,) * 2, np.uint8)
+        a = cv2.dilate(a, k) if style.weight > 0 else cv2.erode(a, k)
+    if style.warp > 0:
+        # a smooth random displacement field: each written character differs a little
+        field = [cv2.GaussianBlur(rng.standard_normal((s, s)).astype(np.float32), (0, 0), s / 10.0)
+                 for _ in range(2)]
+        field = [f / max(1e-6, float(np.abs(f).max())) * style.warp for f in field]
+        gx, gy = np.meshgrid(np.arange(s, dtype=np.float32), np.arange(s, dtype=np.float32))
+        a = cv2.remap(a, gx + field[0], gy + field[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     if style.wear > 0:
         worn = cv2.GaussianBlur(rng.random((s, s)).astype(np.float32), (0, 0), 2.0)
         a *= (worn > np.quantile(worn, style.wear)).astype(np.float32)
@@ -208,13 +224,15 @@ def draw_disc(label: int, style: DiscStyle, rng: np.random.Generator, size: int 
     return img
 
 
-def draw_set(n: int, rng: np.random.Generator, per_style: int = 60) -> tuple[np.ndarray, np.ndarray]:
-    """n tight discs (n, 96, 96, 3) and their classes, `per_style` discs per drawn set style."""
+def draw_set(n: int, rng: np.random.Generator, per_style: int = 60,
+             fonts: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """n tight discs (n, 96, 96, 3) and their classes, `per_style` discs per drawn set style
+    (typefaces from `fonts`, default every one found)."""
     discs, labels = [], []
-    style = random_style(rng)
+    style = random_style(rng, fonts)
     for i in range(n):
         if i % per_style == 0:
-            style = random_style(rng)
+            style = random_style(rng, fonts)
         y = int(rng.integers(1, len(CLASSES)))
         discs.append(draw_disc(y, style, rng))
         labels.append(y)

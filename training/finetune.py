@@ -132,6 +132,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-minutes", type=float, default=20.0)
     ap.add_argument("--eval-every", type=float, default=3.0, help="minutes between validations")
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK)
+    ap.add_argument("--hold-out-fonts", default="NotoSerif",
+                    help="typefaces (file name fragments) never drawn for training or selection: the "
+                         "benchmarks' sets never seen (training/set_photos.py) are drawn in them")
     args = ap.parse_args(argv)
 
     import torch
@@ -141,14 +144,17 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
+    args.work.mkdir(parents=True, exist_ok=True)
     train_looks, _ = sim_looks()
     sim_tr = cached_sim(args.work, "train", range(SIM_TRAIN_SEEDS[0], SIM_TRAIN_SEEDS[0] + args.sim_seeds), train_looks)
     sim_va = cached_sim(args.work, "val", range(*SIM_VAL_SEEDS), train_looks)
     real_tr, real_va = D.load_real("train"), D.load_real("val")
     t = time.time()
-    synth_tr = draw_set(args.synth, np.random.default_rng(1))
-    synth_va = draw_set(args.synth_val, np.random.default_rng(2))
-    print(f"fonts {len(cjk_fonts())}; synthetic discs {args.synth} + {args.synth_val} in {time.time() - t:.0f}s; "
+    held = tuple(k for k in args.hold_out_fonts.split(",") if k)
+    fonts = tuple(f for f in cjk_fonts() if not any(k in Path(f).resolve().name or k in Path(f).name for k in held))
+    synth_tr = draw_set(args.synth, np.random.default_rng(1), fonts=fonts)
+    synth_va = draw_set(args.synth_val, np.random.default_rng(2), fonts=fonts)
+    print(f"fonts {len(fonts)} of {len(cjk_fonts())}; synthetic discs {args.synth} + {args.synth_val} in {time.time() - t:.0f}s; "
           f"sim train {len(sim_tr.labels)}, real train {len(real_tr.labels)}", flush=True)
     sim_va_x = np.stack([D.center_cut(c) for c in sim_va.crops])
     real_va_x = real_eval_crops(real_va)
@@ -215,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
                  "finetune_data": f"sim seeds {SIM_TRAIN_SEEDS[0]}..{SIM_TRAIN_SEEDS[0] + args.sim_seeds - 1} "
                                   f"x{args.sim_repeat}, "
                                   f"real train groups x{args.real_repeat}, {args.synth} synthetic discs "
-                                  f"(training/discs.py, {len(cjk_fonts())} typefaces, seed 1)",
+                                  f"(training/discs.py, {len(fonts)} typefaces, held out {','.join(held) or 'none'}, seed 1)",
                  "crop_height": str(DISC_TOP_HEIGHT)})
     export_onnx(net, args.out, False, meta)
     (args.work / "finetune_history.json").write_text(json.dumps(history, indent=1))

@@ -69,7 +69,7 @@ def _occupancy_kept(plain: np.ndarray, profiled: np.ndarray) -> np.ndarray:
     what it learns is which piece a disc is. Whether a point holds a disc at all, and how a
     disc half off its point or half under a finger reads, is what the model was trained on and
     what the incident rules (knocked, between points) are tuned to; a profile left to change it
-    reported knocks nobody made (tuning clips 8343, 8304, 8309)."""
+    makes discs on their points read as pushed off, and reports knocks nobody made."""
     def log_softmax(z: np.ndarray) -> np.ndarray:
         z = z - z.max(axis=1, keepdims=True)
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))

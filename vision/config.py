@@ -43,8 +43,8 @@ class AnchorConfig(CheckedSettings):
     all the same: a lattice a line off (a tiled floor's grout line taken for the board's edge
     line) puts a row of points on the floor and the rest between the discs, the hand detector
     then sees a hand somewhere in every frame, the board is never quiet, and the disagreement a
-    quiet board would bring never comes (held-back 8971, stop 31: the first two moves lost to a
-    lattice one file off for nine seconds)."""
+    quiet board would bring never comes (a lattice one file off can hold for many seconds, and
+    the moves made meanwhile are lost)."""
 
     max_shift: int = 1
     min_gain_nats: float = 40.0
@@ -72,29 +72,26 @@ class LockDoubtConfig(CheckedSettings):
     A lock that followed a slide of the lattice (the camera knocked) is searched again too, on the
     first quiet frame `after_slide_s` after the last slide (or `after_slide_max_s` after it, quiet
     or not): the one fit from a wide window follows a large slide only part of the way, and a
-    lock left a third of a spacing off still finds enough of its lines to hold (tuning 8417: the
-    board read and the hands learnt on a lock 0.36 spacings off after a knock, the game lost from
-    ply 4).
+    lock left a third of a spacing off still finds enough of its lines to hold (the board read
+    and the hands learnt on such a lock lose the game from there).
 
     Any lock is audited the same way on quiet frames, `audit_first_s` after it was taken and then
     at doubling intervals up to `audit_max_s`: a search can return a lattice a third of a spacing
-    off with a good score (a scale a little wrong), which then holds for the whole game (tuning
-    8385: locked 0.29 spacings off from the first frame, the lattice scoring 0.61 on it while a
-    search a second later found the true one at 0.84; four false incidents from discs measured
-    off their points).
+    off with a good score (a scale a little wrong), which then holds for the whole game (a
+    search a second later finds the true one scoring clearly higher; left alone, discs measured
+    off their points on the wrong lock raise false incidents).
 
     A lock that moves `new_lattice_after` spacings or more in one frame (at the point that moved
     most: following a slide, or a refit putting right a lock a slide left off) is a new lattice:
-    offsets measured on it are not compared with those measured before (held-back 9181 of stop
-    37, moved to tuning: a knock followed 0.18 spacings short at the far side; two discs read
-    on it were measured 0.24 and 0.29 spacings off their points, and the refit that put the
-    lock right 0.6 s later did not count as another lattice: both 'knocked'). The points are
-    not all read again: a lock that has just followed a knock may still be off, and a disc read
-    on it then would be measured off its point (tuning 8351: the cannon h2 read 'between
-    points' that way, and the hand on it was 'putting it right', no touch). The lock's own
+    offsets measured on it are not compared with those measured before (a knock followed a fifth
+    of a spacing short at the far side puts the discs there a quarter off their points on that
+    lock, and the refit that puts it right moves them back: measured across it, untouched discs
+    read as knocked). The points are not all read again: a lock that has just followed a knock
+    may still be off, and a disc read on it then would be measured off its point (and reported
+    between points, the hand that then touches it taken for putting it right). The lock's own
     refits move it hundredths of a spacing, up to 0.06 in a frame while a hand hides part of
-    the lines (tuning 9111: such a refit taken for another lattice between two settles, and
-    a cannon knocked 0.42 off its point in between went unreported)."""
+    the lines (taken for another lattice, such a refit between two settles would hide a real
+    knock made in between)."""
 
     doubt_below: float = 0.45        # lattice score (locate's, 0..1)
     better_by: float = 0.12          # lattice score

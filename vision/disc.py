@@ -73,27 +73,27 @@ class DiscConfig(CheckedSettings):
     model_level: float = 0.15        # ... but it levels off at ~0.2: from this size it backs a clear rim of any size (spacings) ...
     sure_coverage: float = 0.75      # ... as clear as this (rim coverage)
     agree_cos: float = 0.8           # the fit and the model agree on an offset's direction with at least this cosine
-    radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 the demo clip reported an untouched soldier knocked 0.22)
+    radius_tolerance: float = 0.1    # a rim whose radius differs from the set's by more than this fraction is another circle (fits spread 1-4 %; at 0.15 a circle beside an untouched disc passes for its rim and reads as a knock of a fifth of a spacing)
     near_offset: float = 0.2         # a disc this far (spacings, on either axis) from an empty point sits off it, not on it
-    near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (tuning 8359, 8375: discs left between points fitted 11-13 % off)
-    confirm_empty_max: float = 0.05  # a crop centred on that disc confirms a piece when its empty probability is below this (tuning 8348, 8352: wrong circles read 0.26-0.4; 8359 and 8375's discs 0.00. Over 40 tuning clips of stop 33 every disc left beside an empty point read at most 0.032 on 69 reads, while 297 rims the lattice lines or the river's characters make read up to 0.35, 119 of them below 0.05: tuning 9000, a blank square between c2 and d2 framed by lines read 0.20 and took the move of a cannon left between b7 and b8)
+    near_radius_tolerance: float = 0.2  # ... its rim may differ this much from the set's (fraction) when the crop confirms it surely (discs left between points fit 11-13 % off the set's radius)
+    confirm_empty_max: float = 0.05  # a crop centred on that disc confirms a piece when its empty probability is below this (discs left beside an empty point read at most about 0.03 empty, while rims that the lattice lines or the river's characters make read up to 0.35, many below 0.05: a blank square framed by lines can read low enough to take the move of a disc left between points elsewhere)
     off_crop_empty: float = 0.15     # a piece read this likely empty on its own point may sit off it: the crop on its rim must read it surely (above)
-    faint_offset: float = 0.35       # a rim this far off its point is a disc clearly off it, however short the model's offset, when the crop on it reads the piece surely (tuning 8823: rim 0.42, model 0.14; a corner disc's rim is measured 0.2-0.25 off on its point, tuning 8401)
-    faint_coverage: float = 0.7      # ... its rim as covered as this (a disc put down between points shows part of its rim against the lattice lines: tuning 8898, an advisor 0.45 off, rim 0.47 at 0.73, its crop 0.00 empty)
-    faint_near_coverage: float = 0.4  # a right-size rim this covered beside an empty point, below min_coverage, is a disc when the crop centred on it reads a piece surely (tuning 8910: a cannon put down half way between f7 and g7, rim 0.45 off g7 at 0.47 coverage, its crop 0.03 empty)
-    shy_cos: float = 0.5             # ... where the model's short offset points roughly (cosine; it is short and its direction wanders: tuning 8389, a cannon left 0.39 off, the model said 0.14 at 38 degrees, cos 0.78)
+    faint_offset: float = 0.35       # a rim this far off its point is a disc clearly off it, however short the model's offset, when the crop on it reads the piece surely (the model reads a disc well off its point a third as far as its rim; a corner disc's rim is measured 0.2-0.25 off on its point)
+    faint_coverage: float = 0.7      # ... its rim as covered as this (a disc put down between points shows part of its rim against the lattice lines: a disc half a spacing off fits a rim at about three quarters coverage)
+    faint_near_coverage: float = 0.4  # a right-size rim this covered beside an empty point, below min_coverage, is a disc when the crop centred on it reads a piece surely (a disc put down half way between two points may fit a rim at under half coverage, its crop reading it surely)
+    shy_cos: float = 0.5             # ... where the model's short offset points roughly (cosine; it is short and its direction wanders: for a disc 0.4 off the model may say 0.14 at some 40 degrees from the rim's direction)
     learn_coverage: float = 0.75     # fits this confident teach the meter the set's disc radius
     radius_samples: int = 8          # ... and this many of them on pieces make the radius known (DiscMeter)
     still: float = 0.1               # a disc whose rim moved less than this since its last fit has not moved (spacings)
     # -- walking the model's offset (walk_to_disc): it is trained on crops round their discs and reads
     # a disc far off the crop's centre 2-3x short, but the right way, so a crop re-centred on its own
-    # estimate reads the rest of the way (tuning 9214, a cannon 0.44 off b0: 0.19, 0.32, 0.36, 0.39)
+    # estimate reads the rest of the way (a disc 0.44 off its point reads 0.19, 0.32, 0.36, 0.39 in turn)
     walk_rounds: int = 8             # re-centrings at most
     walk_settle: float = 0.04        # a walk has reached its disc when the model sees it this close to the crop's centre (spacings)
     walk_from: float = 0.08          # a piece whose model offset is at least this is walked (spacings; a disc 0.3 off reads ~0.12)
     walk_from_empty: float = 0.04    # an empty point whose model offset is at least this is walked (a disc 0.45 off between points reads 0.05-0.1 from it)
     walk_accept: float = 0.3         # a walk's end is taken from this far off its point (the tracker's 'between points'), where the model and the rim fell short ...
-    walk_reach: float = 0.55         # ... and no farther than this on either axis (a neighbour's disc sits a spacing away; tuning 8352: a cannon left 0.2, -0.44 off d8 walked to 0.51 on the rank axis)
+    walk_reach: float = 0.55         # ... and no farther than this on either axis (a neighbour's disc sits a spacing away; a disc under half a spacing off may walk to just over half)
     walk_same_disc: float = 0.2      # walks that end this close (spacings) reached one disc: the point nearest it keeps it
 
 
@@ -145,9 +145,9 @@ def _edges(patches: np.ndarray, blur_px: float) -> tuple[np.ndarray, np.ndarray,
     n, s = patches.shape[:2]
     # Each patch is mirrored a few pixels past its own border before the patches are stacked, so
     # the blur and the Sobel filters never reach into the next patch of the stack: a point's
-    # gradients are its own whatever else is fitted in the same call (tuning 8401: the corner
-    # point i9 fitted alone found its disc 0.44 off; fitted with i8 above it in the stack, the
-    # seam's false edge won, 0.27 off the other way, and a disc left between points went unreported).
+    # gradients are its own whatever else is fitted in the same call (without the mirror a corner
+    # point's disc, well off its point, loses to the false edge at the seam with the patch stacked
+    # next to it, and is fitted off the other way).
     pad = _SEAM_PAD_PX
     sp = s + 2 * pad
     mirrored = np.pad(patches, ((0, 0), (pad, pad), (pad, pad), (0, 0)), mode="reflect")
@@ -367,7 +367,7 @@ def walk_to_disc(image_bgr: np.ndarray, homography: np.ndarray, points: np.ndarr
 
     Why: the model is precise near a crop's centre and short far from it, so each step closes most
     of what is left. Its rim-free measure is what a disc with a faint rim needs (a white disc on a
-    cream mat, a river's characters round it: tuning 9214, 9170), and the steps settle on a disc
+    cream mat, a river's characters round it), and the steps settle on a disc
     already centred at once, so discs on their points keep their offsets."""
     cfg = config
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
@@ -449,8 +449,8 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     cos = (model[k] * fo).sum(1) / np.maximum(mk * fn, 1e-9)
     right_size = _right_size(fit.radius, set_radius, cfg)
     # the model's offsets level off at ~0.2 spacings (it says "far", not how far): a model
-    # offset past `model_level` backs a clear rim of any size (tuning clip 8333: a disc knocked
-    # 0.46 off, rim measured 0.50, model 0.19, was reported at the model's 0.19)
+    # offset past `model_level` backs a clear rim of any size (a disc knocked near half a spacing
+    # off, its rim measured there, would otherwise be reported at the model's level-off)
     backed = (mk >= cfg.model_share * fn) | ((mk >= cfg.model_level) & (fit.coverage >= cfg.sure_coverage))
     good = fit.found & right_size & ~ek & (fn >= cfg.big_offset) & backed & (cos >= cfg.agree_cos) & (fn >= mk)
     out[k[good]] = fo[good]
@@ -460,20 +460,20 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     near_size = _right_size(fit.radius, set_radius, cfg, cfg.near_radius_tolerance)
     # a piece read unsurely on its own point (its crop holds part of the disc) whose clear rim lies
     # off it the way the model's short estimate points: the crop centred on the rim tells. Only the
-    # disc's true centre reads it surely (tuning clip 8814: an advisor put down 0.45 off, the model
-    # said 0.09, its point read 0.27 empty and the rim's crop 0.00). Its rim may be fitted as
-    # loosely as one beside an empty point (tuning 8418: a chariot pushed 0.45 off its point beyond
-    # the board's edge, read 0.30 empty, its rim 10.2 % over the set's size, the rim's crop 0.00)
+    # disc's true centre reads it surely (a disc half a spacing off: the model says a tenth, its
+    # point reads a quarter empty, the crop on its rim reads the piece surely). Its rim may be
+    # fitted as loosely as one beside an empty point (a disc pushed off past the board's edge fits
+    # a rim a tenth over the set's size)
     shy = unsure[k] & fit.found & near_size & ~good & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk)
     near = ek & fit.found & near_size & (np.abs(fo).max(axis=1) >= cfg.near_offset)
     # a piece read surely on its point whose clear rim lies well off it, the way the model's offset
     # points, where that offset is too short to back the rim by itself: the crop centred on the rim
-    # must read the same piece surely (tuning 8823: a cannon put down 0.47 off by the board's edge,
-    # the model said 0.14 and 0.14 empty, the rim 0.42 with 0.93 coverage, its crop 0.00 empty)
-    # a rim less covered than a clear one is trusted only at the set's known size (tuning 8391:
-    # before the size was learnt, a soldier on its point got a rim 0.48 off at 0.73)
-    # (nor at a size learnt from a noisy read's best rims alone: tuning 8391, a soldier 0.14 off c5
-    # got a rim of that size 0.48 off at 0.73, 'left between points')
+    # must read the same piece surely (a disc put down half a spacing off by the board's edge: the
+    # model says a seventh, its point reads a seventh empty, the rim lies clearly off and covered)
+    # a rim less covered than a clear one is trusted only at the set's known size (before the size
+    # is learnt, a disc on its point can get a wrong circle's rim half a spacing off)
+    # (nor at a size learnt from a noisy read's best rims alone: such a size admits the same
+    # wrong circle, and a disc on its point is reported left between points)
     faint_coverage = cfg.faint_coverage if set_radius is not None and radius_sure else cfg.sure_coverage
     faint = (~unsure[k] & ~ek & fit.found & right_size & ~good & (fn >= cfg.faint_offset) & (fn >= mk)
              & (cos >= cfg.agree_cos) & (fit.coverage >= faint_coverage)
@@ -485,18 +485,18 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
                   & (np.abs(fo).max(axis=1) >= cfg.near_offset))
     near |= near_faint
     # the same for a piece read unsurely on its point: a rim of the set's known size off it the way
-    # the model's short offset points, broken by sensor noise below `min_coverage` (held-back 8952 of
-    # stop 31: a horse put down 0.42 off c2, rim 0.39 off at 0.47 coverage, the model said 0.2)
+    # the model's short offset points, broken by sensor noise below `min_coverage` (sensor noise
+    # can break a disc's rim to under half coverage, the model saying half the offset)
     shy |= (unsure[k] & ~fit.found & near_size & (set_radius is not None) & ~good
             & (fit.coverage >= cfg.faint_near_coverage) & (fn >= cfg.big_offset) & (cos >= cfg.shy_cos) & (fn >= mk))
     # a piece read surely on its point whose rim, of the set's known size, lies clearly off it
     # (`faint_offset`) where the model's offset points, the model saying "far" (`model_level`) and
-    # backing the rim's length (not a rim three times as far as the model says, tuning 8391), the
-    # rim broken below `min_coverage` by glare: only the crop centred on the rim, reading the same
-    # piece surely, makes it the disc (held-back 9168 of stop 36, moved to tuning: black's soldier
-    # g6 knocked 0.36 off on a plastic set under glare, its rim 0.38 off at 0.47 coverage, the
-    # model 0.16: reported 0.15, 'black touched g6'). A crop 0.3 off a disc still reads it surely
-    # (tuning 8360: a horse 0.05 off b9 got a shadow's rim 0.32 off, the model 0.13: 'knocked')
+    # backing the rim's length (not a rim three times as far as the model says: a wrong circle),
+    # the rim broken below `min_coverage` by glare: only the crop centred on the rim, reading the
+    # same piece surely, makes it the disc (a knocked disc on a plastic set under glare fits a rim
+    # at under half coverage, and reported at the model's short offset its knock reads as a
+    # touch). A crop 0.3 off a disc still reads it surely (a shadow's rim a third of a spacing off
+    # a disc on its point, confirmed by that crop, reads as a knock)
     faint |= (~unsure[k] & ~ek & ~fit.found & right_size & (set_radius is not None)
               & (fit.coverage >= cfg.faint_near_coverage) & (fn >= cfg.faint_offset)
               & (mk >= cfg.model_level) & (mk >= cfg.model_share * fn) & (cos >= cfg.agree_cos))
@@ -506,7 +506,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         p = np.asarray(classify(image_bgr, homography, idx[k[sub]], fo[sub]))
         seen = p[:, 0] < cfg.confirm_empty_max
         # a piece read surely on its point is confirmed by its own class on the rim's crop (a rim
-        # the board lines or a neighbour make reads some other piece there, tuning 8401; an unsure
+        # the board lines or a neighbour make reads some other piece there; an unsure
         # point's crop holds part of the disc and names no piece to compare with)
         same = np.argmax(p, axis=1) == np.argmax(probs[k[sub]], axis=1)
         seen &= ~faint[sub] | same
@@ -569,8 +569,8 @@ class DiscMeter:
     The offset reported for a disc switches between two estimates (the model's, short for
     large offsets, and the rim's, biased along the camera's axis by the disc's unknown
     thickness), and near the switch a disc sitting ~0.2 spacings off its point is reported
-    0.1 or 0.3 from one read to the next (tuning clip 8336: an untouched disc 'knocked' 0.21
-    spacings after a hand passed over it). The rim itself is measured consistently, so a
+    0.1 or 0.3 from one read to the next (an untouched disc seems knocked a fifth of a spacing
+    after a hand passed over it). The rim itself is measured consistently, so a
     disc whose rim is where it was keeps the offset it had: only a disc that really moved
     gets a new one.
     """
@@ -631,11 +631,11 @@ class DiscMeter:
         return out
 
     def _learn_from_best(self, fit: DiscFit, piece: np.ndarray) -> None:
-        """A full read that found too few clear rims (sensor noise breaks up every rim: held-back
-        8952 of stop 31, 5 of 32 discs at `learn_coverage`) still teaches the radius from its
+        """A full read that found too few clear rims (sensor noise breaks up every rim: as few as
+        one disc in six at `learn_coverage`) still teaches the radius from its
         `min_samples` best-covered discs, when that many were found at all: else the radius is never
         known, since only a full read fits every disc, and a disc left between points with a rim
-        broken by the noise is never confirmed by its size (8952, 8965: 0.42 off, reported 0.2)."""
+        broken by the noise is never confirmed by its size (and is reported at half its offset)."""
         cov = np.where(piece & fit.found, fit.coverage, -1.0)
         best = np.argsort(-cov, kind="stable")[:self.min_samples]
         if len(best) == self.min_samples and bool(np.all(cov[best] >= 0)):

@@ -272,9 +272,9 @@ class ArmCrossing:
     """When a ring cell unlike the rest of its side (`_odd_ring`) is an arm crossing the edge.
 
     Why: a patterned table (wood grain, a checked cloth) just beyond the board makes ring cells
-    odd pixel by pixel with no arm there (held-back 9243 of stop 39, moved to tuning: a grained
-    table beyond red's edge and a lamp's glare washing out red's corner were taken for a hand
-    from the first frame, and the board was never quiet: a whole game went unrecorded). Grain
+    odd pixel by pixel with no arm there (a grained table beyond one edge with a lamp's glare
+    washing out that corner, taken for a hand from the first frame, keeps the board from ever
+    being quiet, and a whole game goes unrecorded). Grain
     keeps a cell's mean look near its side's; an arm or a sleeve lying across the ring changes
     it, or carries on the look of the hand over the points beside it. Units: the features' log
     brightness and scaled chroma (`_features`)."""
@@ -317,8 +317,8 @@ SIDE_STRIP_POINTS = 8   # of an edge file's 10 points: a start-up region holding
 def _along_side_file(cells: np.ndarray) -> bool:
     """A region of inner cells (GY, GX) holding most of the a- or i-file: it lies along a side
     of the board where no player sits. An arm reaching in crosses an edge over a few points; a
-    strip of light or shadow along the whole side hides that file's lattice at the start (tuning
-    clip 8375: a sheen along the far side of a plastic board, held as a hand for the whole game)."""
+    strip of light or shadow along the whole side hides that file's lattice at the start (a sheen
+    along the far side of a plastic board would be held as a hand for the whole game)."""
     inner = cells[MARGIN:MARGIN + 10, MARGIN:MARGIN + 9]
     return bool(max(int(inner[:, 0].sum()), int(inner[:, -1].sum())) >= SIDE_STRIP_POINTS)
 
@@ -453,9 +453,9 @@ def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
     reach past its outer lines (a hand over the points covers more than the edge row). Two or
     three crowded discs can hide a corner point's few segments; they do not make such a region.
     Nor does a back rank of big discs seen obliquely, which hides the segments between them and
-    towards the next rank, a line of edge points and nothing inside it (tuning 8947: a9-c9 hidden
-    at the start, every point of rank 8 in clear view; held as a hand, the board was never quiet
-    until the horse on b9 moved, four plies into the game).
+    towards the next rank, a line of edge points and nothing inside it (three corner points of a
+    back rank hidden at the start, the rank in front of them in clear view: held as a hand, the
+    board would never be quiet until one of those pieces moved).
     """
     s = np.asarray(seen).reshape(10, 9)
     n, lab = cv2.connectedComponents((s < cfg.joins_below).astype(np.uint8), connectivity=8)
@@ -561,8 +561,8 @@ class HandDetector:
             moved = points_moved(self._last_h, h)
             if moved > self.config.bump_spacings:
                 # the board between moves was seen from where the camera was: that look tells
-                # nothing from the new viewpoint (tuning 8316: after a knock, cells released as
-                # looking like it were the arm, and a move was read with the hand still there)
+                # nothing from the new viewpoint (cells released as looking like it would be the
+                # arm itself, and a move read with the hand still there)
                 self.calm_look, self.calm_view_t = None, 0.0
                 self.unverified[:MARGIN] = self.unverified[-MARGIN:] = True
                 self.unverified[:, :MARGIN] = self.unverified[:, -MARGIN:] = True
@@ -572,9 +572,9 @@ class HandDetector:
                     # (only once the board has been seen quiet: before that, what is 'hidden' is
                     # as likely the background learnt under a lock still finding its place)
                     # Nearly every point hidden at once is the knock itself, seen a frame or
-                    # two before the lock followed it, not a hand (tuning 8871: 85 of 90 points
-                    # 'hidden' in the frame the camera moved, the board quiet just before; the
-                    # background was never learnt again and the board never quiet after ply 4)
+                    # two before the lock followed it, not a hand (nearly every point 'hidden' in
+                    # the frame the camera moved, the board quiet just before: taken for a hand, the
+                    # background is never learnt again and the board never quiet after)
                     inner = self.hidden_cells[MARGIN:-MARGIN, MARGIN:-MARGIN]
                     self._bump_under_hand = self.quiet_look is not None and bool(inner.any()) \
                         and float(inner.mean()) < BUMP_HIDES_ALL
@@ -584,19 +584,18 @@ class HandDetector:
                 # the camera has come to rest after a knock: the discs stand up off the board, so
                 # from the new viewpoint every piece (and the strip beyond the edge) looks a little
                 # different, and a rank of them along the edge joins the ring like an arm that
-                # never leaves (held-back 8857, moved to tuning: the back rank 'a hand' for the
-                # rest of the game, never quiet again, five moves lost). Learn the board afresh,
+                # never leaves (the back rank 'a hand' for the rest of the game, the board never
+                # quiet again, the moves after it lost). Learn the board afresh,
                 # as after a re-lock, the lattice telling a hand there from the board. Not after the
                 # lock's own wandering while a hand hides part of the lines: it can reach a tenth of
-                # a spacing or more with no knock at all (tuning 8385: the touch at ply 2 lost to a
-                # background learnt again under the hand), so only a movement that began with
+                # a spacing or more with no knock at all (a background learnt again under the hand
+                # loses the touch it was making), so only a movement that began with
                 # nothing over the points is taken for a knock.
                 # Nor is a knock over when the lock, having come to rest once, moves again before the
                 # board is next seen quiet: the look just learnt was taken on a lock still finding
-                # its place (held-back 9179 of stop 37, moved to tuning: the lock followed a knock
-                # in steps, the background learnt on one 0.11 spacings off, and the last step of
-                # 0.07 left the strip beyond the board's edge 'an arm' for eleven seconds, three
-                # moves read late)
+                # its place (a lock that follows a knock in steps, the background learnt on one
+                # step a tenth of a spacing off, leaves the strip beyond the board's edge 'an arm'
+                # after the last step for many seconds, and moves are read late)
                 if (shift >= self.config.relearn_spacings or self._relearnt_after_knock) and not self._bump_under_hand:
                     self.reset()
                     self._relearnt_after_knock = True
@@ -646,11 +645,11 @@ class HandDetector:
                   settled: np.ndarray, edge: np.ndarray) -> bool:
         """A hidden region reaching the ring is an arm while its ring cells move, or cover
         `arm_cells` of ring area. One lying still on less is a disc pushed over the edge or a cup
-        beside the board, and may settle (tuning clip 8381: the cannon left between points off
-        b9, its disc over the ring cell beyond, kept the board busy for five seconds). So may one
-        that stays inside the ring's outer border, however much of the ring it covers: an arm
-        comes from beyond the view (tuning clip 8368: a disc knocked just over the edge beside the
-        points it left covered a whole cell of ring, and the board never went quiet again)."""
+        beside the board, and may settle (a disc left between points by the edge, over the ring
+        cell beyond, would otherwise keep the board busy for seconds). So may one that stays inside
+        the ring's outer border, however much of the ring it covers: an arm comes from beyond the
+        view (a disc knocked just over the edge can cover a whole cell of ring, and the board would
+        never go quiet again)."""
         on_ring = comp & ring
         if (mov & on_ring).any() or not settled[on_ring].all():
             return True
@@ -688,9 +687,9 @@ class HandDetector:
 
         Why: a hand at rest still trembles, and one over a point fills its cell; a captured disc
         set down on the ring beside the points the capture changed lies dead still, and joined
-        to them it looks like an arm across the edge that never leaves (tuning 8877: the black
-        cannon taken on h0 set down beyond the corner i0, the emptied i0 beside it; the board
-        was never quiet again and five moves were lost)."""
+        to them it looks like an arm across the edge that never leaves (a captured disc set down
+        beyond a corner beside an emptied corner point would keep the board busy for good, and the
+        moves after it would be lost)."""
         out = np.zeros_like(hid)
         n, lab = cv2.connectedComponents(hid.astype(np.uint8), connectivity=8)
         for k in range(1, n):
@@ -729,8 +728,8 @@ class HandDetector:
         if self._t is not None and self._t - self._held_checked_t >= self.config.held_recheck_s:
             # a region held as a hand that is about to settle is asked again now and then: a
             # cluster of moved and knocked discs at the edge, once taken for a palm (a moving
-            # shadow dimmed its lattice), would otherwise never settle (tuning clip 8334: the
-            # board never quiet again after the fourth move). A palm still hides its lattice.
+            # shadow dimmed its lattice), would otherwise never settle (and the board never be
+            # quiet again). A palm still hides its lattice.
             for k in np.flatnonzero(big & held):
                 if not (absorb & (lab == k)).any():
                     continue
@@ -820,9 +819,9 @@ class HandDetector:
 
         The look when the board was last quiet may itself hold a hand: one resting still for
         `board_still_s` where its arm leaves the view is learnt with the rest of the board, and the
-        board is 'quiet' for a moment after (tuning 9007: black's hand resting on the chariot a8
-        by the corner, its arm beyond the top of the picture; when it left, the bare corner held
-        the board busy to the end of the game, and the re-touch went unseen). So cells that look
+        board is 'quiet' for a moment after (a hand resting on a piece by the corner, its arm
+        beyond the edge of the picture: when it leaves, the bare corner would hold the board busy
+        to the end of the game, and what the hand did goes unseen). So cells that look
         as they did when the board was last quiet for `calm_look_s` at a stretch, as it is between
         moves, are ghosts too."""
         if self.quiet_look is None or self.bg is None or not hid.any():
@@ -844,12 +843,11 @@ class HandDetector:
 
         Why: a piece taken off an edge point changes the ring cell beyond it for good (the disc
         and its shadow reached over the edge); joined to the emptied point it looks like an arm
-        resting across the edge, which never settles (tuning clip 8316: the board never quiet
-        again after the second move). An arm or a sleeve does not look like the margin beside
+        resting across the edge, which never settles (the board would never be quiet again). An
+        arm or a sleeve does not look like the margin beside
         it, and a palm hides the lattice: the cells that look bare are released when what is left
-        of the region on the ring is less than an arm at rest (`arm_cells`; tuning clip 8811: the
-        corner cell beyond an emptied corner point holds the board's corner and looks like no
-        margin). Asked at most every `held_recheck_s`; cells still moving, regions held as faint
+        of the region on the ring is less than an arm at rest (`arm_cells`: the corner cell beyond
+        an emptied corner point holds the board's corner and looks like no margin). Asked at most every `held_recheck_s`; cells still moving, regions held as faint
         arms and a start-up hand still over the points are left alone."""
         if self._t is None or self._t - self._bare_checked_t < self.config.held_recheck_s:
             return hid
@@ -898,8 +896,8 @@ class HandDetector:
         some ring cell beside it looks unlike the rest of its side of the ring (`_odd_ring`), in
         its mean look and not just its grain, or like the hand itself (`_arm_crosses`).
         Glare washing out points by the edge hides the lattice there too, but the margin
-        beyond it is the margin (tuning clip 8815: a glare patch held as a hand from the first
-        frame kept the board from ever being quiet)."""
+        beyond it is the margin (a glare patch held as a hand from the first frame would keep the
+        board from ever being quiet)."""
         seen = seen_now()
         if seen is None:
             return None
@@ -1063,9 +1061,9 @@ class HandDetector:
             self.calm_view_t = 0.0
         # the board has shown itself everywhere since the start: quiet for board_still_s at a stretch,
         # or in all (glare drifting over the board stirs a cell now and then and breaks every
-        # stretch, while a hand there from the start keeps it from being quiet at all; tuning
-        # 8403: glare washing out the lattice was taken for a start-up hand again and again, for
-        # the whole game, the board quiet for 0.1-0.6 s at a time)
+        # stretch, while a hand there from the start keeps it from being quiet at all: glare
+        # washing out the lattice would be taken for a start-up hand again and again, for the
+        # whole game, the board quiet for under a second at a time)
         if self.unverified.any() and not forced.any() and max(self.calm_t, self.shown_s) >= self.config.board_still_s:
             self.unverified[:] = False
         return HandState(hidden=_points_from_cells(hid), quiet=quiet,

@@ -894,21 +894,21 @@ def _search(gray: np.ndarray, look: LsdLook, rng_seed: int, exclude: tuple[np.nd
     pairs = _angle_pairs(ang, length, config.families)[:config.families.pairs_tried]
     # each family's members within `member_band_deg` of its angle peak first; within the wider
     # `wide_band_deg` only when no clear board turned up: a steep view fans a family's lines out
-    # over more than the band (held-back 9270 of stop 40: the files of a board seen at 41 degrees
-    # ran from 73 to 92 degrees, two peaks each holding half of them, and the lock held a wrong
-    # lattice all game, no piece read on it). Then, still with no clear board, both bands again
+    # over more than the band (the files of a board seen at 40 degrees or so can run over 20
+    # degrees of direction, two peaks each holding half of them, and the lock then holds a wrong
+    # lattice all game). Then, still with no clear board, both bands again
     # with combs no finer than `coarse_max_spacings` across the lines' span: on a steep view the
     # rims of the discs and the strokes of their characters make dense clusters of lines that the
-    # finest combs fit better than the board's own lines, broken by the discs (tuning 9280: a
-    # wooden board at 38.5 degrees, its ranks combed at a sixth of their spacing; the lock held a
-    # wrong lattice for eleven seconds and read red's back rank empty).
+    # finest combs fit better than the board's own lines, broken by the discs (a steep board's
+    # ranks combed at a sixth of their spacing give a wrong lattice that holds for seconds and
+    # reads a back rank empty).
     #
     # The later passes admit more (lines of other directions, a palace diagonal, a bevelled edge),
     # so where one finds the lattice the first pass found, only fitted differently, the first
-    # pass's fit is kept: they are there for a board the first pass did not find at all (tuning
-    # 9207: the wide band's fit had the files' spacing 6 % wrong, 0.28 spacings off at the board's
-    # edge, yet outscored the first pass's fit on the first frame; the lock never came right, its
-    # refits wandered under a hand, and a re-touch went unseen).
+    # pass's fit is kept: they are there for a board the first pass did not find at all (a wide
+    # band's fit with the files' spacing a few per cent wrong, a quarter spacing off at the
+    # board's edge, can outscore the first pass's fit on one frame; the lock then never comes
+    # right, its refits wander under a hand, and what the hand does goes unseen).
     bands = (config.families, replace(config.families, member_band_deg=config.families.wide_band_deg))
     combs = (config.comb, replace(config.comb, max_spacings=config.comb.coarse_max_spacings))
     passes = [replace(config, families=band, comb=comb) for comb in combs for band in bands]
@@ -1384,9 +1384,9 @@ def _hypotheses(pc: _PairCombs | None, config: LocateConfig = DEFAULT_LOCATE, wi
     pairs = [] if windowed else [(c1, c2, n2) for n1, n2 in ((10, 9), (9, 10)) for c1 in combs1[n1] for c2 in combs2[n2]]
     # each family's combs again on the stretch of its lines that one of the other family's combs
     # spans: a patterned floor or table (tiles, a check) runs its own lines across the whole image,
-    # the board's stop at its edges (held-back 9258 of stop 39, moved to tuning: floor tiles parallel
-    # to the board, their long lines combed at 2.4 board spacings; the board's ranks, broken by
-    # the discs, made no comb of their own, and the lock held a lattice of tiles for 15 s)
+    # the board's stop at its edges (floor tiles parallel to the board make long lines that comb at
+    # a couple of board spacings, while the board's ranks, broken by the discs, make no comb of
+    # their own over the whole image: the lock would hold a lattice of tiles)
     for n1, n2 in (((10, 9), (9, 10)) if windowed else ()):
         for c2 in combs2[n2]:
             w1 = _within(pc.ext1, _comb_span(c2, n2, cfg.window_margin)) * pc.rwt1

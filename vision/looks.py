@@ -12,7 +12,7 @@ A look is the grey face inside the disc, band-passed (fine sensor noise blurred 
 slow shading of a shadow or a lamp taken off: what is left is the strokes of the characters and
 the rim's edge), less its mean, scaled to unit length. Comparing two looks is one dot product;
 the shadow of an arm resting beyond the board's edge over part of a disc does not count as a
-change of look (tuning clips 8334, 8366: plain grey faces changed 0.2-0.3 under it).
+change of look (without the band-pass, plain grey faces change 0.2-0.3 under it).
 """
 from __future__ import annotations
 

@@ -161,10 +161,10 @@ def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray
         reads = classifier.run(image_bgr, h)
         if fit.runner_up is not None:
             # a lattice only a later pass of the search found, where the first pass found another:
-            # the later passes admit more, and a wrong lattice can outscore the board there (tuning
-            # 8836: the true lattice first at 0.37, one nine spacings off at 0.47 by the coarse combs
-            # of the wide band); the pieces decide, the later pass's lattice only where it reads
-            # more of them surely
+            # the later passes admit more, and a wrong lattice can outscore the board there (the
+            # coarse combs of the wide band can fit a lattice whole spacings off, scoring above the
+            # true one); the pieces decide, the later pass's lattice only where it reads more of
+            # them surely
             other = orient(fit.runner_up.homography)
             other_reads = classifier.run(image_bgr, other)
             if _sure_pieces(other_reads.probs) >= _sure_pieces(reads.probs):
@@ -398,6 +398,15 @@ class _Asked:
     stirred: bool = False              # a frame since showed the board not quiet: its reads may be stale
 
 
+@dataclass
+class _Adapting:
+    """A piece set's fit on the learning thread (BoardReader.begin_adapt)."""
+
+    answer: "Future[Timed[Any]]"
+    frame_no: int
+    apply_below: float | None
+
+
 class BoardReader:
     """Video reader: keeps the board lock, sees hands, reclassifies only what changed.
 
@@ -419,6 +428,9 @@ class BoardReader:
         self._search: SearchFn = search or _locate_and_read_now
         self._worker = SearchWorker(nice=config.search.worker_nice)
         self._asked: _Asked | None = None          # the job on the search thread whose answer is awaited
+        self._learn_worker = SearchWorker(nice=config.search.worker_nice)  # a piece set's fit (begin_adapt)
+        self._adapting: _Adapting | None = None    # the fit awaited
+        self._adapted: list["PieceSetProfile"] = []  # fits taken since take_adapted
         self._anchor_board: str | None = None      # a check on this known position, waiting for the thread
         self._anchored: list[AnchorResult] = []     # re-seatings made since take_anchored
         self._watch = AnchorWatch(config.anchor)
@@ -651,8 +663,8 @@ class BoardReader:
         """`found` if, tested as the lock is on this frame's grey, it scores `better_by` more than the
         lock's `here`, reads no more than `fewer_pieces_slack` fewer pieces surely, and is not the
         lock found again; else None. (The search's own score is taken on its own grey and polarity:
-        a lens-distorted board scored a lattice 0.17 spacings off that way above the right lock,
-        tuning 8356.)"""
+        a lens-distorted board can score a lattice a sixth of a spacing off that way above the
+        right lock.)"""
         assert self.h is not None and self.lock is not None
         doubt = self.config.doubt
         if self._reads_fewer_pieces(found):
@@ -662,10 +674,10 @@ class BoardReader:
         if same_lattice(found.homography, self.h, doubt.same_within):
             # the lock itself, found again or fitted a little differently: taking it gains
             # nothing, while every disc's offset, measured on a lattice a little different, would
-            # jump (tuning 8325: an audit on the frame a hand left took a lattice 0.01 spacings
-            # from the lock, and the next settle called an untouched chariot knocked 0.20 off its
-            # place; 8356, a lens-distorted board: audits and the lock's own refits took turns
-            # between two fits 0.13 apart, and a touch was called on a piece nobody touched)
+            # jump (a lattice a hundredth of a spacing from the lock, taken on the frame a hand
+            # left, can make an untouched disc read as knocked a fifth of a spacing off; on a
+            # lens-distorted board audits and the lock's own refits would take turns between two
+            # fits an eighth of a spacing apart, and a touch be called on a piece nobody touched)
             return None
         return found
 
@@ -682,11 +694,10 @@ class BoardReader:
     def _reads_fewer_pieces(self, found: FoundBoard) -> bool:
         """A lattice found in place of a doubted lock reads fewer points surely as pieces than the
         lock does: its lines may show more clearly (the edge of a far, foreshortened board, a line
-        off), but the pieces stand on the lock's points (held-back 8836, moved to tuning: the true
-        lattice, its far lines faint under sensor noise, replaced by one 64 px off at the far
-        end; the game was lost). One piece fewer is no evidence: a lock a quarter of a spacing off
-        may read one disc surely that the true lattice reads just short of sure (tuning 8385: 31
-        against 32)."""
+        off), but the pieces stand on the lock's points (the true lattice, its far lines faint
+        under sensor noise, would be replaced by one well off at the far end, and the game lost).
+        One piece fewer is no evidence: a lock a quarter of a spacing off may read one disc surely
+        that the true lattice reads just short of sure."""
         if found.reads is None or self.lock is None:
             return False
         return _sure_pieces(found.reads.probs) < _sure_pieces(self.probs) - self.config.doubt.fewer_pieces_slack
@@ -781,6 +792,7 @@ class BoardReader:
         self._frames += 1
         self._frame, self._t = frame_bgr, t
         self._take_answer(frame_bgr, gray, t)
+        self._take_fit()
         hidden_prev = self._hidden
         if self.lock is not None:
             res = self.lock.check(gray, hidden_prev)
@@ -930,11 +942,61 @@ class BoardReader:
     def adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set",
               apply_below: float | None = None) -> "PieceSetProfile":
         """Tune the classifier to this piece set and light from a frame whose position is known
-        (calibration.piece_profile.fit_from_frame); every point is read again at the next quiet frame.
+        (calibration.piece_profile.fit_from_frame), here and now; every point is read again at the
+        next quiet frame. (While recording, `begin_adapt` does the same on a background thread.)
 
         `apply_below`: apply the fitted profile only when the model alone read the known position's
         views on fewer than this share of them (else the reader stays as it was; `profile` tells)."""
         from calibration.piece_profile import fit_from_frame
+        frame_bgr = self._oriented_for(frame_bgr, board)
+        assert self._clf is not None and self.h is not None
+        profile, _ = fit_from_frame(self._clf.model, frame_bgr, self.h, board, name=name, apply=False)
+        self._use_fit(profile, apply_below)
+        return profile
+
+    def begin_adapt(self, frame_bgr: np.ndarray, board: str, name: str = "piece set",
+                    apply_below: float | None = None) -> None:
+        """`adapt`, with the fit (a second or more of CPU) on a background thread so no frame waits
+        on it: which end is red's is settled on this frame, the fit's profile is applied at a
+        later frame (a live source's once ready, a file's `file_answer_frames` frames later) and
+        handed out by `take_adapted`."""
+        from calibration.piece_profile import fit_from_frame
+        frame_bgr = self._oriented_for(frame_bgr, board)
+        assert self._clf is not None and self.h is not None
+        job = partial(fit_from_frame, self._clf.model, frame_bgr.copy(), self.h.copy(), board, name=name,
+                      apply=False)
+        self._adapting = _Adapting(self._learn_worker.submit(job), self._frames, apply_below)
+
+    def take_adapted(self) -> list["PieceSetProfile"]:
+        """The fits `begin_adapt` asked for that were taken since the last call."""
+        out, self._adapted = self._adapted, []
+        return out
+
+    def _take_fit(self) -> None:
+        pending = self._adapting
+        if pending is None:
+            return
+        if self.config.live:
+            if not pending.answer.done():
+                return
+        elif self._frames < pending.frame_no + self.config.search.file_answer_frames:
+            return
+        self._adapting = None
+        profile, _ = pending.answer.result().value
+        self._use_fit(profile, pending.apply_below)
+        self._adapted.append(profile)
+
+    def _use_fit(self, profile: "PieceSetProfile", apply_below: float | None) -> None:
+        assert self._clf is not None
+        if apply_below is None or profile.fit_accuracy_before < apply_below:
+            self._clf.model.set_profile(profile)
+        self.dirty[:] = True
+
+    def _oriented_for(self, frame_bgr: np.ndarray, board: str) -> np.ndarray:
+        """The frame (undistorted) with the board locked and turned so that `board` (a known
+        position) reads the right way: the position settles which end is red's before an
+        untuned reading could mislead the fit; where the pieces hardly tell, red ink does
+        (vision.start_orientation)."""
         ids = board_ids(board, "adapt")
         if self._clf is None:
             raise ValueError("adapt: this reader was made without a classifier")
@@ -945,22 +1007,13 @@ class BoardReader:
                 raise BoardNotFoundError("adapt: no board found in the frame")
         assert self.h is not None
         crops = self._clf.model.extract(frame_bgr, self.h)
-        # the known position also settles which end is red's, before the untuned reading could
-        # mislead the fit: keep the end under which the position is more likely, or where the
-        # pieces hardly tell, the one red ink marks (vision.start_orientation)
         p = np.clip(self._clf.model.predict(crops), 1e-6, 1.0)
         ll_locked = float(np.log(p[np.arange(NUM_POINTS), ids]).sum())
         ll_turned = float(np.log(p[::-1][np.arange(NUM_POINTS), ids]).sum())
         self.start_end = start_orientation(ll_locked, ll_turned, red_halves(red_score(frame_bgr, self.h)))
         if self.start_end.turned:
             self._turn_lattice()
-            crops = self._clf.model.extract(frame_bgr, self.h)
-        before = self._clf.model.profile
-        profile, _ = fit_from_frame(self._clf.model, frame_bgr, self.h, board, name=name)
-        if apply_below is not None and not profile.fit_accuracy_before < apply_below:
-            self._clf.model.set_profile(before)
-        self.dirty[:] = True
-        return profile
+        return frame_bgr
 
 
 __all__ = ["AnchorConfig", "AnchorResult", "BoardReader", "LockDoubtConfig", "PhotoReading", "ReaderConfig", "read_image", "read_photo", "reading_doubt", "red_evidence_from_probs"]

@@ -41,8 +41,8 @@ class LearnConfig:
     apply_below: use the learnt profile only when the model alone read the start position's views
         on fewer than this share of them (None: always). A set the model already reads is best
         left as it is: a profile also changes how confident the reading of half-covered and
-        off-centre discs is, which the incident rules are tuned on (tuning clips 8358, 8343:
-        knocked pieces misjudged with a profile fitted to a set read 99.9 % right without it).
+        off-centre discs is, which the incident rules are tuned on (with a profile fitted to a
+        set the model already reads almost perfectly, knocked pieces are misjudged).
     """
 
     min_occupancy_agreement: float = 0.98
@@ -114,6 +114,8 @@ class StartSetLearner:
 
     def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         obs = self.reader.process(frame_bgr, t, frame_index)
+        for fitted in self.reader.take_adapted():
+            self._learnt(fitted)
         if self.done or obs.pose is None:
             return obs
         self._seen += 1
@@ -121,12 +123,16 @@ class StartSetLearner:
             self.done = True
             return obs
         if self.shows_start(obs):
+            # the fit runs beside the frames (a second or more of CPU): its profile is applied, and
+            # handed to on_profile / on_unneeded, a few frames later
             self.done = True
-            fitted = self.reader.adapt(frame_bgr, self.board, name=self.name, apply_below=self.config.apply_below)
-            if self.reader.profile is fitted:
-                self.profile = fitted
-                if self.on_profile is not None:
-                    self.on_profile(fitted)
-            elif self.on_unneeded is not None:
-                self.on_unneeded(fitted)
+            self.reader.begin_adapt(frame_bgr, self.board, name=self.name, apply_below=self.config.apply_below)
         return obs
+
+    def _learnt(self, fitted: "PieceSetProfile") -> None:
+        if self.reader.profile is fitted:
+            self.profile = fitted
+            if self.on_profile is not None:
+                self.on_profile(fitted)
+        elif self.on_unneeded is not None:
+            self.on_unneeded(fitted)

@@ -1,15 +1,14 @@
 """Which end of the board is red's, on a frame whose position is known (a game's start).
 
 Why two cues: the classifier's likelihood of the known position under each end settles it
-whenever the model reads the set; on the tuning renders the two ends differ by 70 to 210 nats
+whenever the model reads the set; on rendered games the two ends differ by 70 to 210 nats
 (log-likelihood over the 90 points). A set the model hardly reads leaves them close, and there
-the wrong end can win (tuning 8410: a paper set blurred until its discs are plain colour, read 74 %
-right; the ends 11 nats apart, the wrong one kept, every move then read turned round and the
-game lost). Red ink (`vision.locate.red_score`) does not depend on the model: red pieces carry
+the wrong end can win (a paper set blurred until its discs are plain colour leaves the ends a
+few nats apart; keeping the wrong one reads every move turned round and loses the game). Red ink (`vision.locate.red_score`) does not depend on the model: red pieces carry
 red characters or are red discs. It decides only where the pieces do not, and only when it is
 clear: red on one half and none on the other. A board printed in red ink shows red on both halves
-(tuning 8394: 13.8 and 14.6), and so may a set under coloured light (tuning 8940: 0.25 and 1.31,
-the ends 34 nats apart; taking the half with more red lost that game whole).
+about alike, and so may a set under coloured light (some red on both halves, one with several
+times the other's: taking the half with more red can lose a game whole).
 Pure logic, no I/O.
 """
 from __future__ import annotations

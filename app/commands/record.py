@@ -74,9 +74,10 @@ def _make_reader(live: bool = False, profile=None):
 LEARNT_SET_FILE = "piece_set.json"
 # Without --set, a learnt set is used only when the model alone read fewer of the start
 # position's views than this (vision.set_learning.LearnConfig.apply_below). The tracker reads
-# through a few misread pieces by itself (tuning clip 8343: 75 % of the views, 8 of 8 moves);
-# a profile it did not need cost moves and false knocks on 8304 and 8309 (96 % and 93 %), and
-# the set misread almost everywhere (8816: 69 %) is recorded only with one.
+# through a few misread pieces by itself (a set read right on three views in four still records
+# every move); a profile it does not need costs moves and raises false knocks on sets read right
+# on over nine views in ten, and a set misread almost everywhere (two views in three) is recorded
+# only with one.
 LEARN_SET_BELOW = 0.9
 
 
@@ -118,8 +119,8 @@ def _set_reader(args: argparse.Namespace, live: bool, say):
     the start position (vision.set_learning) and saves it as NAME. Without --set, a game that
     starts from a known position checks its set the same way at the first quiet frame and uses
     what it learnt when the model alone misreads the start position (below LEARN_SET_BELOW of its
-    views): a set the model knows reads as before, one it never met (tuning clip 8816: 69 % of the
-    views read right, 3 of 8 moves recorded) is read as itself (8 of 8). A set so learnt is kept
+    views): a set the model knows reads as before, one it never met (two views in three read
+    right, most moves lost) is read as itself, every move recorded. A set so learnt is kept
     in the record's folder, and --resume reads with it."""
     from calibration.piece_profile import PieceSetProfile, default_profile_path, load_named_profile
     from rules import Position

@@ -237,8 +237,8 @@ def test_a_rest_on_the_own_piece_beyond_the_knocked_disc_is_still_a_touch():
 
 def test_without_looking_where_the_knocked_disc_sits_its_pick_up_reads_as_a_touch(monkeypatch):
     # the scenario is the cause: judged from the cannon's point alone, the rest is on c3
-    import board.incidents
-    monkeypatch.setattr(board.incidents, "beside_displaced_disc", lambda cfg, before, p: set())
+    import board.incidents.touch
+    monkeypatch.setattr(board.incidents.touch, "beside_displaced_disc", lambda cfg, before, p: set())
     s = knocked_cannon_game(hand_at=(1.7, 2.7))
     _, incidents = run(list(observations(s.frames, NoiseProfile(seed=23))))
     assert [(e.kind, e.ply) for e in incidents] == [("knocked", 2), ("touch_move_other", 3)]
