@@ -59,9 +59,9 @@ class Tally:
                 f"perfect {self.perfect}/{self.boards}" + (f"; {conf}" if conf else ""))
 
 
-def _read(img: np.ndarray, profile) -> str:
+def _read(img: np.ndarray, profile, model: str | None = None) -> str:
     from vision.reader import read_photo
-    return read_photo(img, profile=profile).observation.board_string()
+    return read_photo(img, model, profile=profile).observation.board_string()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", type=int, default=3, help="other photos read per set")
     ap.add_argument("--seed", type=int, default=900)
     ap.add_argument("--real", action="store_true", help="also the real photos (sets with 2+ photos)")
+    ap.add_argument("--model", default=None, help="piece model .onnx (default: the shipped one)")
+    ap.add_argument("--plain-only", action="store_true",
+                    help="read the other photos plainly only (no teaching): compares models on sets never seen")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     from training import set_photos as S
@@ -109,16 +112,24 @@ def main(argv: list[str] | None = None) -> int:
                 cases.append((f"real {name}, taught on {b.image.name}", imgs[i], b.truth,
                               [(imgs[j], o.truth) for j, o in enumerate(bs) if j != i]))
     for title, teach_img, truth, others in cases:
+        if a.plain_only:
+            per_plain = Tally()
+            for img, board in others + [(teach_img, truth)]:
+                read = _read(img, None, a.model)
+                rows["plain"].add(read, board)
+                per_plain.add(read, board)
+            print(f"{title}: plain {per_plain.line()}", flush=True)
+            continue
         t0 = time.process_time()
-        cal = profile_from_photo(teach_img, truth, name=title)
+        cal = profile_from_photo(teach_img, truth, name=title, model_path=a.model)
         times.append(time.process_time() - t0)
-        lda = profile_from_photo(teach_img, truth, name=title, teach=False).profile
+        lda = profile_from_photo(teach_img, truth, name=title, teach=False, model_path=a.model).profile
         method = cal.profile.method
         kept[method] = kept.get(method, 0) + 1
         per = {k: Tally() for k in rows}
         for img, board in others:
             for key, prof in (("plain", None), ("embedding correction", lda), ("taught", cal.profile)):
-                read = _read(img, prof)
+                read = _read(img, prof, a.model)
                 rows[key].add(read, board)
                 per[key].add(read, board)
         rep = cal.profile.teach_report

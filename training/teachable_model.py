@@ -61,8 +61,11 @@ def make_teachable(path: Path, out: Path | None = None) -> bool:
         dims = list(t.dims)
         g.node.append(helper.make_node("Identity", [name], [public], name=public.replace(".", "_") + "_out"))
         g.output.append(helper.make_tensor_value_info(public, t.data_type, dims))
-    p = m.metadata_props.add()
-    p.key, p.value = "teachable", ",".join(TAIL_INITIALIZERS)
+    kept = [(q.key, q.value) for q in m.metadata_props if q.key != "teachable"]   # a retrained file carries its parent's
+    del m.metadata_props[:]
+    for k, v in kept + [("teachable", ",".join(TAIL_INITIALIZERS))]:
+        q = m.metadata_props.add()
+        q.key, q.value = k, v
     onnx.checker.check_model(m)
     onnx.save(m, str(out or path))
     return True
