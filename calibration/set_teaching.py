@@ -206,8 +206,11 @@ def train_tail(views: TeachingViews, idx: np.ndarray, init: TailWeights, cfg: Te
     idx = np.asarray(idx)
     one_hot = np.full((len(idx), _NC), cfg.label_smoothing / _NC, np.float32)
     one_hot[np.arange(len(idx)), views.labels[idx]] += 1.0 - cfg.label_smoothing
-    target = (one_hot + cfg.keep_model * _softmax(views.plain_logits[idx].astype(np.float64))) / (1.0 + cfg.keep_model)
-    params = [a.astype(np.float64).copy() for a in init.arrays]
+    # float32 throughout: the products over the views' columns are the cost, and half as wide
+    # they take half the time, with the same result to the third digit of the held-apart error
+    target = ((one_hot + cfg.keep_model * _softmax(views.plain_logits[idx].astype(np.float32)))
+              / (1.0 + cfg.keep_model)).astype(np.float32)
+    params = [a.astype(np.float32).copy() for a in init.arrays]
     params[0] = params[0].reshape(init.embedding_dim, -1)
     start = [p.copy() for p in params]
     scale = [1.0 / max(1e-12, float(np.mean(p ** 2))) / p.size for p in start]
@@ -223,7 +226,7 @@ def train_tail(views: TeachingViews, idx: np.ndarray, init: TailWeights, cfg: Te
         lr = cfg.lr * 0.5 * (1.0 + np.cos(np.pi * epoch / cfg.epochs))
         for lo in range(0, len(order), cfg.batch):
             sel = order[lo:lo + cfg.batch]
-            cols = views.columns_of(idx[sel]).astype(np.float64)
+            cols = views.columns_of(idx[sel])
             b = len(sel)
             w, cb, hw, hb = params
             pre = cols @ w.T + cb
