@@ -101,6 +101,7 @@ class PieceSetProfile:
     model_weight: float = 1.0           # weight of the model's own logits (version 1 profiles: 1)
     tail: TailWeights | None = None     # the set's own last block and class head (version 3)
     method: str = "discriminant"        # how it was learnt: "model" (nothing kept), "discriminant", "taught block"
+    own_occupancy: bool = False         # the taught block also says whether a point holds a disc
     teach_report: dict[str, Any] = field(default_factory=dict)  # held-apart figures and times of the teaching
 
     def __post_init__(self) -> None:
@@ -135,6 +136,7 @@ class PieceSetProfile:
             "delta_b": [float(v) for v in self.delta_b],
             "delta_w": [[float(v) for v in row] for row in self.delta_w],
             "method": self.method,
+            "own_occupancy": bool(self.own_occupancy),
             "teach_report": self.teach_report,
             "tail": None if self.tail is None else {
                 name: {"shape": list(a.shape), "float32_le_base64": base64.b64encode(
@@ -232,6 +234,9 @@ class PieceSetProfile:
         method = d.get("method", "discriminant")
         if not isinstance(method, str):
             raise bad("method", f"must be a string, got {method!r}")
+        own_occupancy = d.get("own_occupancy", False)
+        if not isinstance(own_occupancy, bool):
+            raise bad("own_occupancy", f"must be true or false, got {own_occupancy!r}")
         report = d.get("teach_report", {})
         if not isinstance(report, dict):
             raise bad("teach_report", f"must be an object, got {type(report).__name__}")
@@ -240,7 +245,8 @@ class PieceSetProfile:
                    strength=(lambda v: float("inf") if math.isnan(v) else v)(opt_num("strength", 0.0)),
                    fit_accuracy_before=opt_num("fit_accuracy_before", float("nan")),
                    fit_accuracy_after=opt_num("fit_accuracy_after", float("nan")),
-                   model_weight=model_weight, tail=tail, method=method, teach_report=report)
+                   model_weight=model_weight, tail=tail, method=method, teach_report=report,
+                   own_occupancy=own_occupancy)
 
 
 def _tail_from_dict(t: Any, bad: Any) -> TailWeights:
@@ -608,7 +614,10 @@ def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, id
     fold = fold_of_point[views.point]
     shipped = classifier.shipped_tail()
     adapt_cfg = replace(AdaptConfig(), angles=(0.0,))
-    methods = ("model", "discriminant", "taught block")
+    # the last reader also takes whether a point holds a disc from the taught block: a set whose
+    # discs the model takes for empty points (a bamboo disc on a wooden board) needs it; otherwise
+    # the model's own occupancy stays, as the incident rules were built on it
+    methods = ("model", "discriminant", "taught block", "taught block, own occupancy")
     errors = dict.fromkeys(methods, 0)
     nll = dict.fromkeys(methods, 0.0)
     judged = 0
@@ -624,7 +633,8 @@ def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, id
         taught = ST.taught_logits(views, va, tail)
         readings = {"model": plain,
                     "discriminant": _occupancy_kept(plain, lda.apply(plain, views.plain_embedding[va])),
-                    "taught block": _occupancy_kept(plain, taught)}
+                    "taught block": _occupancy_kept(plain, taught),
+                    "taught block, own occupancy": taught}
         y = views.labels[va]
         for m_name, z in readings.items():
             lp = z - z.max(axis=1, keepdims=True)
@@ -632,15 +642,17 @@ def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, id
             errors[m_name] += int((z.argmax(axis=1) != y).sum())
             nll[m_name] += float(-lp[np.arange(len(y)), y].sum())
         judged += len(va)
-    best = min(methods, key=lambda m: (errors[m], nll[m] * (1.0 if m == "model" else 1.0 + 1e-3)))
+    # fewest errors; then the lower log loss, each later reader needing a little more to win a tie
+    best = min(methods, key=lambda m: (errors[m], nll[m] * (1.0 + 1e-3 * methods.index(m))))
     all_views = np.flatnonzero(usable)
     zero_w, zero_b = np.zeros((classifier.embedding_dim, _NC)), np.zeros(_NC)
     present = "".join(CLASSES[i] for i in np.unique(ids[known]))
     fit_t = time.perf_counter()
-    if best == "taught block":
+    if best.startswith("taught block"):
         tail = ST.train_tail(views, all_views, shipped, cfg, deadline=deadline + cfg.max_seconds / 2)
         profile = PieceSetProfile(model_id=classifier.model_id, delta_w=zero_w, delta_b=zero_b, name=name,
-                                  n_crops=len(all_views), classes_seen=present, tail=tail, method=best)
+                                  n_crops=len(all_views), classes_seen=present, tail=tail, method=best,
+                                  own_occupancy=best.endswith("own occupancy"))
     elif best == "discriminant":
         profile = adapt_classifier(classifier, views.crops[all_views], views.labels[all_views], name=name,
                                    apply=False, config=adapt_cfg, groups=views.point[all_views])

@@ -307,7 +307,9 @@ class PieceClassifier:
         if self._profile is not None and self._profile.tail is not None:
             plain, taught, emb, off = self._raw_taught(crops, tta, self._profile.tail)
             if len(plain):
-                taught = _occupancy_kept(plain, self._profile.apply(taught, emb))
+                taught = self._profile.apply(taught, emb)
+                if not self._profile.own_occupancy:
+                    taught = _occupancy_kept(plain, taught)
             return taught, emb, off
         logits, emb, off = self.raw(crops, tta=tta)
         if self._profile is not None and len(logits):

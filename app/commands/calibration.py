@@ -59,6 +59,8 @@ def _pieces(args: argparse.Namespace) -> int:
     rep = cal.profile.teach_report
     held = rep.get("held_apart_errors", {})
     kept = {"taught block": "the network's last block retrained on the set",
+            "taught block, own occupancy": "the network's last block retrained on the set, also for which points "
+                                           "hold a disc (the model alone took some of its discs for empty points)",
             "discriminant": "a correction of the model's reading", "model": "the model as shipped (nothing read "
             "the photo's held-apart points better)"}.get(cal.profile.method, cal.profile.method)
     shift = cal.lattice_shift
