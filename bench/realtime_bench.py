@@ -200,6 +200,7 @@ class ViewCost:
     frames: int
     fps: float
     mean_ms: float
+    median_ms: float
     decode_ms: float
     reader_ms: float
     rest_ms: float
@@ -208,6 +209,7 @@ class ViewCost:
     boards_per_core: float
     searches: int
     search_s: float
+    spared: int
     moves: int
     truth_moves: int
     incidents: int
@@ -266,10 +268,11 @@ def measure_view(view: ViewClip, clip: Path) -> ViewCost:
     rd = sum(timed.cpu[:n]) / n
     inner = getattr(reader, "reader", reader)   # the set learner wraps the BoardReader
     return ViewCost(
-        view=view.name, frames=n, fps=frames.fps, mean_ms=1000 * mean, decode_ms=1000 * dec, reader_ms=1000 * rd,
+        view=view.name, frames=n, fps=frames.fps, mean_ms=1000 * mean, median_ms=1000 * per_frame[n // 2], decode_ms=1000 * dec, reader_ms=1000 * rd,
         rest_ms=1000 * (mean - dec - rd), p99_ms=1000 * per_frame[min(n - 1, int(0.99 * n))],
         max_ms=1000 * per_frame[-1], boards_per_core=(1.0 / frames.fps) / mean,
         searches=int(getattr(inner, "searches", 0) or 0), search_s=float(getattr(inner, "search_s", 0.0) or 0.0),
+        spared=int(getattr(inner, "searches_spared", 0) or 0),
         moves=moves_right(truth, summary.events), truth_moves=len(truth.moves),
         incidents=len(standing_incidents(summary.events)), wall_s=wall, reader_kind=kind,
         extra={"cpu_total_s": time.process_time() - cpu0})
@@ -394,20 +397,21 @@ def overload(views: list[ViewClip], clips: list[Path], speed: float, cores: str,
 
 # ----------------------------------------------------------------------------- report
 COLUMNS = (("boards/core", "boards_per_core", "{:.1f}"), ("mean ms", "mean_ms", "{:.1f}"),
+           ("median", "median_ms", "{:.1f}"),
            ("decode", "decode_ms", "{:.1f}"), ("reader", "reader_ms", "{:.1f}"), ("rest", "rest_ms", "{:.1f}"),
            ("p99 ms", "p99_ms", "{:.0f}"), ("max ms", "max_ms", "{:.0f}"))
 
 
 def table(costs: list[ViewCost], ref: dict[str, dict[str, Any]] | None) -> str:
     """The per-view figures as a table; with a reference run, its boards/core and mean beside them."""
-    head = ["view", "frames"] + [c[0] for c in COLUMNS] + ["searches (wall s)", "moves", "target"]
+    head = ["view", "frames"] + [c[0] for c in COLUMNS] + ["searches (wall s)", "spared", "moves", "target"]
     if ref:
         head[2:2] = ["ref b/core", "ref mean"]
     rows = [head]
     for c in costs:
         d = asdict_cost(c)
         row = [c.view, str(c.frames)] + [fmt.format(d[k]) for _, k, fmt in COLUMNS] + \
-            [f"{c.searches} ({c.search_s:.1f})", f"{c.moves}/{c.truth_moves}",
+            [f"{c.searches} ({c.search_s:.1f})", str(c.spared), f"{c.moves}/{c.truth_moves}",
              "ok" if c.mean_ms <= TARGET_MS else "over"]
         if ref:
             r = ref.get(c.view)

@@ -91,7 +91,15 @@ class LockDoubtConfig(CheckedSettings):
     between points, the hand that then touches it taken for putting it right). The lock's own
     refits move it hundredths of a spacing, up to 0.06 in a frame while a hand hides part of
     the lines (taken for another lattice, such a refit between two settles would hide a real
-    knock made in between)."""
+    knock made in between).
+
+    The pieces spare searches (vision.lock_confirm): once the game's position is known, a due
+    audit or recheck is passed over when, on a quiet board read throughout, the known position
+    reads on at least AnchorConfig.explained_share of the points and one affine map fitted to the
+    discs' measured offsets (at least `confirm_discs` discs, those `confirm_far` or more off their
+    points left out) moves no point `confirm_drift` spacings or more: a search could only find the
+    same lattice again. A doubted lock so confirmed is doubted no longer. An audit passed over
+    doubles its interval as one made; a recheck made counts as the audit due next."""
 
     doubt_below: float = 0.45        # lattice score (locate's, 0..1)
     better_by: float = 0.12          # lattice score
@@ -104,6 +112,9 @@ class LockDoubtConfig(CheckedSettings):
     fewer_pieces_slack: int = 1      # points read surely as pieces
     same_within: float = 0.2         # spacings
     new_lattice_after: float = 0.1   # spacings
+    confirm_drift: float = 0.1       # spacings
+    confirm_far: float = 0.35        # spacings
+    confirm_discs: int = 12          # discs
 
 
 # Share of each second of frames a live source may spend searching for a board it has not found.

@@ -95,6 +95,7 @@ class DiscConfig(CheckedSettings):
     walk_accept: float = 0.3         # a walk's end is taken from this far off its point (the tracker's 'between points'), where the model and the rim fell short ...
     walk_reach: float = 0.55         # ... and no farther than this on either axis (a neighbour's disc sits a spacing away; a disc under half a spacing off may walk to just over half)
     walk_same_disc: float = 0.2      # walks that end this close (spacings) reached one disc: the point nearest it keeps it
+    walk_give_up: float = 0.75       # a walk this far off its point on either axis is heading for a neighbour's disc (a spacing away): it stops, never taken
 
 
 DEFAULT_DISC = DiscConfig()
@@ -386,7 +387,10 @@ def walk_to_disc(image_bgr: np.ndarray, homography: np.ndarray, points: np.ndarr
         off[live] += step       # the last, short step too: near a crop's centre the model is precise
         done = np.linalg.norm(step, axis=1) < cfg.walk_settle
         settled[live[done]] = True
-        live = live[~done]
+        # past `walk_give_up` the walk has left its point for a neighbour's disc: its end lies
+        # beyond `walk_reach` and would not be taken, so it costs no more reads
+        gone = ~done & (np.abs(off[live]).max(axis=1) > cfg.walk_give_up)
+        live = live[~done & ~gone]
     return DiscWalk(off, np.zeros((len(idx), 0), np.float32) if probs is None else probs, settled)
 
 

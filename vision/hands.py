@@ -43,6 +43,7 @@ off the board, so every one of them looks a little different from there too.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -405,27 +406,40 @@ def segment_contrast(view: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
     the span.
     """
     q, w = cfg.px, cfg.half_width_px
-    n_along = max(3, int(round((cfg.span[1] - cfg.span[0]) * q)))
-    along = q / 2 + np.linspace(cfg.span[0], cfg.span[1], n_along) * q   # px from the first point's cell start
+    rows, cols = _segment_profile_index(q, w, cfg.span, view.shape[0], view.shape[1])
+    prof = view[rows, cols]                           # (segments, along, across, channels)
+    mid = prof[:, :, w - 2:w + 3]
+    side_a, side_b = prof[:, :, :4].mean(axis=2), prof[:, :, -4:].mean(axis=2)
+    dark = np.minimum(side_a, side_b) - mid.min(axis=2)
+    light = mid.max(axis=2) - np.maximum(side_a, side_b)
+    return np.quantile(np.maximum(dark, light).max(axis=-1), 0.75, axis=1).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=8)
+def _segment_profile_index(q: int, w: int, span: tuple[float, float], height: int, width: int
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices (segments, along, across) of every segment's strip across its line
+    in the lattice view (`segment_contrast`), the same for every frame: all segments are read in
+    one gather instead of one at a time."""
+    n_along = max(3, int(round((span[1] - span[0]) * q)))
+    along = q / 2 + np.linspace(span[0], span[1], n_along) * q   # px from the first point's cell start
     across = np.arange(-w, w + 1)
-    out = np.empty(len(SEGMENTS), np.float32)
+    rows = np.empty((len(SEGMENTS), n_along, len(across)), np.int64)
+    cols = np.empty_like(rows)
     pts_f, pts_r = SEGMENTS % 9, SEGMENTS // 9
     for k in range(len(SEGMENTS)):
         f0, r0 = int(pts_f[k, 0]), int(pts_r[k, 0])
         if pts_r[k, 1] == r0:   # horizontal: runs along u at the point's row
             v = (9 - r0) * q + q // 2
-            u = (f0 * q + along).astype(np.int64)
-            prof = view[v + across[None, :], np.clip(u, 0, view.shape[1] - 1)[:, None]]
+            u = np.clip((f0 * q + along).astype(np.int64), 0, width - 1)
+            rows[k], cols[k] = v + across[None, :], u[:, None]
         else:                   # vertical: runs up (decreasing v) from the point
             u0 = f0 * q + q // 2
-            vs = ((9 - r0) * q + q - along).astype(np.int64)
-            prof = view[np.clip(vs, 0, view.shape[0] - 1)[:, None], u0 + across[None, :]]
-        mid = prof[:, w - 2:w + 3]
-        side_a, side_b = prof[:, :4].mean(axis=1), prof[:, -4:].mean(axis=1)
-        dark = np.minimum(side_a, side_b) - mid.min(axis=1)
-        light = mid.max(axis=1) - np.maximum(side_a, side_b)
-        out[k] = float(np.quantile(np.maximum(dark, light).max(axis=-1), 0.75))
-    return out
+            vs = np.clip(((9 - r0) * q + q - along).astype(np.int64), 0, height - 1)
+            rows[k], cols[k] = vs[:, None], u0 + across[None, :]
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return rows, cols
 
 
 def lattice_seen(frame_bgr: np.ndarray, h: np.ndarray, cfg: LatticeConfig | None = None) -> np.ndarray:

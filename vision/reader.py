@@ -21,6 +21,7 @@ from .config import DEFAULT_READER, AnchorConfig, LockDoubtConfig, ReaderConfig
 from .hands import HandDetector
 from .lock import LockKeeper, same_orientation, to_gray
 from .locate import BoardNotFoundError, _verify, find_lattice, orient, red_halves, red_score, same_lattice
+from .lock_confirm import LockWitness, witness
 from .looks import disc_looks
 from .observation import CLASSES, NUM_POINTS, BoardPose, Observation
 from .search_worker import SearchWorker, Timed
@@ -441,6 +442,8 @@ class BoardReader:
         self._next_search_t: float | None = None   # frame time before which no search is started (live)
         self.searches = 0
         self.search_s = 0.0                         # wall seconds spent searching for the board
+        self.searches_spared = 0                    # audits and rechecks the pieces made needless
+        self.last_witness: LockWitness | None = None   # the pieces' last verdict on the lattice
         self.frames_over_budget = 0                 # process() calls that took longer than frame_budget_s
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self._discs: "DiscMeter | None" = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
@@ -574,13 +577,37 @@ class BoardReader:
             assert self.lock is not None and self.h is not None
             if _verify(gray, self.h, self.lock.polarity).score >= doubt.doubt_below:
                 self._recheck_t = None      # the locked lattice shows itself clearly now
+            elif self._pieces_confirm_lock():
+                self._recheck_t = None      # the known position stands on this lattice's points
+                self.searches_spared += 1
             else:
                 self._ask_search("recheck", frame, exclude=(self.h.copy(),))
+                self._audit_done(t)         # a recheck searches the whole frame as an audit does
                 return
         if not slid and self._audit_due(t):
-            self._audit_wait = min(doubt.audit_max_s, 2.0 * self._audit_wait)
-            self._audit_t = t + self._audit_wait
-            self._ask_search("audit", frame)
+            self._audit_done(t)
+            if self._pieces_confirm_lock():
+                self.searches_spared += 1
+            else:
+                self._ask_search("audit", frame)
+
+    def _audit_done(self, t: float) -> None:
+        """The audit due is made (or spared): the next one waits twice as long (LockDoubtConfig)."""
+        doubt = self.config.doubt
+        self._audit_wait = min(doubt.audit_max_s, 2.0 * self._audit_wait)
+        self._audit_t = t + self._audit_wait
+
+    def _pieces_confirm_lock(self) -> bool:
+        """The pieces confirm the locked lattice (vision.lock_confirm): the game's known position
+        reads on its points and the discs show no common drift off them, on a quiet board whose
+        every point has been read on this lattice."""
+        if self._known is None or self._clf is None or not self._quiet_before or self.dirty.any():
+            return False
+        doubt = self.config.doubt
+        self.last_witness = witness(self.probs, self.offset, board_ids(self._known, "game position"),
+                                    self.config.anchor.explained_share, doubt.confirm_drift, doubt.confirm_far,
+                                    doubt.confirm_discs)
+        return self.last_witness.confirmed
 
     def _ask_anchor(self) -> None:
         """Check the lock against the known position on the search thread (vision.anchor)."""

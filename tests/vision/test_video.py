@@ -303,6 +303,41 @@ def test_a_right_lock_is_audited_and_kept_the_audits_spaced_ever_wider(vsim):
     assert vsim.lattice_error(poses[-1].homography, truth.homography) < 0.1 * geo.point_spacing_px(good)
 
 
+def test_a_lock_the_known_position_stands_on_is_not_searched_again(vsim):
+    """The pieces confirm the lattice (vision.lock_confirm): with the game's position known and
+    read on the locked points, discs centred on them, the audits are spared (a side camera's
+    searches took seconds each, most of the machine's work)."""
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    reader = BoardReader()
+    reader.process(img, 0.0, 0)
+    reader.game_position(truth.board)
+    searches = reader.searches
+    for i in range(1, 80):
+        reader.process(img, i / 10, i)
+    assert reader.searches == searches and reader.searches_spared == 3     # at 1, 3 and 7 s
+    assert reader.last_witness is not None and reader.last_witness.confirmed
+
+
+def test_a_lock_a_third_of_a_spacing_off_the_pieces_is_audited_all_the_same(vsim):
+    from vision.locate import _verify
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    reader = BoardReader()
+    reader.process(img, 0.0, 0)
+    reader.game_position(truth.board)
+    good, pol = reader.h.copy(), reader.lock.polarity
+    off = good @ np.array([[1.0, 0, 0.3], [0, 1.0, 0], [0, 0, 1.0]])
+    reader._adopt(img, 0.0, FoundBoard(off, 0.7, pol, _verify(gray, off, pol).score, None))
+    searches = reader.searches
+    for i in range(1, 14):
+        reader.process(img, i / 10, i)
+    assert reader.searches_spared == 0 and reader.searches == searches + 1     # the audit at 1 s is made
+    assert reader.last_witness is not None and not reader.last_witness.confirmed
+    assert reader.last_witness.drift is None or reader.last_witness.drift > 0.2
+
+
 def test_an_audit_keeps_a_lock_near_the_lattice_it_finds_and_replaces_one_well_off_it(vsim):
     # tuning 8325: an audit on the frame a hand left found a lattice 0.01 spacings from the lock,
     # scoring clearly more on that frame; taken, every disc's offset jumped, and the next settle
