@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=900)
     ap.add_argument("--real", action="store_true", help="also the real photos (sets with 2+ photos)")
     ap.add_argument("--model", default=None, help="piece model .onnx (default: the shipped one)")
+    ap.add_argument("--two", action="store_true",
+                    help="also teach from two photos (the start position and the first other photo, a middle "
+                         "game) and read the rest: every reader is scored on the photos after the first other one")
     ap.add_argument("--plain-only", action="store_true",
                     help="read the other photos plainly only (no teaching): compares models on sets never seen")
     a = ap.parse_args(argv)
@@ -81,9 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     fonts = S.held_out_fonts()
     if not fonts:
         print("no held-out typeface installed (fonts-noto-cjk, fonts-arphic-gkai00mp): no synthetic sets")
-    rows = {k: Tally() for k in ("plain", "embedding correction", "taught")}
+    readers = ("plain", "embedding correction", "taught") + (("taught from two photos",) if a.two else ())
+    rows = {k: Tally() for k in readers}
     kept: dict[str, int] = {}
+    kept2: dict[str, int] = {}
     times: list[float] = []
+    times2: list[float] = []
     cases = []
     for k in range(a.sets if fonts else 0):
         rng = np.random.default_rng([a.seed, k])
@@ -126,22 +132,40 @@ def main(argv: list[str] | None = None) -> int:
         lda = profile_from_photo(teach_img, truth, name=title, teach=False, model_path=a.model).profile
         method = cal.profile.method
         kept[method] = kept.get(method, 0) + 1
+        profiles = [("plain", None), ("embedding correction", lda), ("taught", cal.profile)]
+        scored = others
+        two_note = ""
+        if a.two:
+            if len(others) < 2:
+                continue
+            (img2, board2), scored = others[0], others[1:]
+            t0 = time.process_time()
+            cal2 = profile_from_photo(teach_img, truth, name=title, model_path=a.model, more=[(img2, board2)])
+            times2.append(time.process_time() - t0)
+            profiles.append(("taught from two photos", cal2.profile))
+            kept2[cal2.profile.method] = kept2.get(cal2.profile.method, 0) + 1
+            two_note = (f"; two photos: kept {cal2.profile.method} in {times2[-1]:.1f} s (held-apart errors "
+                        f"{cal2.profile.teach_report.get('held_apart_errors')})")
         per = {k: Tally() for k in rows}
-        for img, board in others:
-            for key, prof in (("plain", None), ("embedding correction", lda), ("taught", cal.profile)):
+        for img, board in scored:
+            for key, prof in profiles:
                 read = _read(img, prof, a.model)
                 rows[key].add(read, board)
                 per[key].add(read, board)
         rep = cal.profile.teach_report
-        print(f"{title}: kept {method} in {times[-1]:.1f} s CPU (held-apart errors {rep.get('held_apart_errors')});"
-              f" plain {per['plain'].right}/{per['plain'].counted}, correction {per['embedding correction'].right},"
-              f" taught {per['taught'].right}", flush=True)
+        print(f"{title}: kept {method} in {times[-1]:.1f} s CPU (held-apart errors {rep.get('held_apart_errors')})"
+              f"{two_note}; plain {per['plain'].right}/{per['plain'].counted}, correction "
+              f"{per['embedding correction'].right}, taught {per['taught'].right}"
+              + (f", two photos {per['taught from two photos'].right}" if a.two else ""), flush=True)
     print("\nother photos of each set, read:")
     for k, t in rows.items():
         print(f"  {k:<22s} {t.line()}")
     if times:
         print(f"teaching time (CPU, one thread): median {np.median(times):.1f} s, max {max(times):.1f} s; "
               f"kept: {kept}")
+    if times2:
+        print(f"teaching from two photos (CPU, one thread): median {np.median(times2):.1f} s, max {max(times2):.1f} s; "
+              f"kept: {kept2}")
     return 0
 
 

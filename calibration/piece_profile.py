@@ -463,6 +463,7 @@ class PhotoCalibration:
     plain_accuracy: float      # share of the 90 points the model alone read as stated
     profile_accuracy: float    # the same with the profile
     lattice_shift: tuple[int, int] = (0, 0)  # points the finder's lattice was moved (files, ranks) to fit
+    photos: int = 1            # photos taught from
 
 
 class _Extracting(_Classifier, Protocol):
@@ -494,7 +495,8 @@ def fit_from_frame(classifier: _Extracting, image_bgr: np.ndarray, homography: n
 def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set",
                        model_path: str | os.PathLike | None = None, recentre_takes: int = 3,
                        recentre_spacing: float = 0.07, seed: int = 0, teach: bool = True,
-                       teach_config: "TeachConfig | None" = None) -> PhotoCalibration:
+                       teach_config: "TeachConfig | None" = None,
+                       more: Sequence[tuple[np.ndarray, str]] = ()) -> PhotoCalibration:
     """Learn a piece set from one photo whose position is known (`board`: 90 chars, index order;
     '?' marks a point whose piece the photo does not show, left out).
 
@@ -504,10 +506,47 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
     the photo (`teach_set`): the model alone, the embedding correction and the network's last
     block retrained on the set; the best is kept. Without it only the embedding correction is
     fitted (`fit_from_frame`; what a recording does by itself, in about a second).
+    `more`: further photos of the set with their positions (image, board), taught from too (a
+    middle game beside the start position shows the pieces under another light and camera;
+    the photos are then what is held apart). The figures returned are the first photo's.
     Raises vision's BoardNotFoundError when there is no board, ColourlessImageError (a ValueError)
-    when the pieces show no colour, ValueError on a bad board.
+    when the pieces show no colour, ValueError on a bad board (naming the photo, 1-based, when
+    there are several).
     """
     from vision.classifier import PieceClassifier
+
+    if more and not teach:
+        raise ValueError("several photos are taught from only with teach=True")
+    clf = PieceClassifier(model_path, tta=False)
+    posed = []
+    for k, (img, brd) in enumerate([(image_bgr, board)] + list(more)):
+        try:
+            posed.append(_posed_photo(clf, img, brd))
+        except ValueError as exc:   # BoardNotFoundError and ColourlessImageError are ValueErrors too
+            if not more:
+                raise
+            raise type(exc)(f"photo {k + 1}: {exc}") from None
+    h, turned, shift, probs, ids, known = posed[0]
+    if teach and clf.teachable:
+        profile = teach_set(clf, image_bgr, h, ids, known, name=name, config=teach_config,
+                            more=[(img, p[0], p[4], p[5]) for (img, _), p in zip(more, posed[1:])])
+        clf.set_profile(profile)
+        first = clf.extract(image_bgr, h)
+    else:
+        labelled = "".join(c if k else "." for c, k in zip(board, known))
+        profile, first = fit_from_frame(clf, image_bgr, h, labelled, name=name, takes=recentre_takes,
+                                        spacing=recentre_spacing, seed=seed)
+    tuned = clf.predict(first).argmax(axis=1)
+    return PhotoCalibration(profile=profile, homography=h, turned=turned,
+                            plain_accuracy=float((probs.argmax(axis=1) == ids)[known].mean()),
+                            profile_accuracy=float((tuned == ids)[known].mean()), lattice_shift=shift,
+                            photos=len(posed))
+
+
+def _posed_photo(clf: Any, image_bgr: np.ndarray, board: str
+                 ) -> tuple[np.ndarray, bool, tuple[int, int], np.ndarray, np.ndarray, np.ndarray]:
+    """One teaching photo found, checked and posed on its stated position: (homography, turned,
+    lattice shift, plain probabilities, class ids, known points)."""
     from vision.reader import PointReads, locate_in_colour
 
     if len(board) != 90:
@@ -517,7 +556,6 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
         raise ValueError("the stated position leaves fewer than 2 points known")
     ids = np.zeros(len(board), np.int64)
     ids[known] = _labels_to_ids("".join(c for c in board if c != "?"), int(known.sum()))
-    clf = PieceClassifier(model_path, tta=False)
 
     class _Run:  # the reader's classify step, plain (no profile)
         def run(self, img: np.ndarray, h: np.ndarray, points: np.ndarray | None = None) -> PointReads:
@@ -530,18 +568,7 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
     found = locate_in_colour(image_bgr, _Run())
     assert found.reads is not None
     h, turned, shift, probs = _stated_position_pose(clf, image_bgr, found.homography, found.reads.probs, ids, known)
-    if teach and clf.teachable:
-        profile = teach_set(clf, image_bgr, h, ids, known, name=name, config=teach_config)
-        clf.set_profile(profile)
-        first = clf.extract(image_bgr, h)
-    else:
-        labelled = "".join(c if k else "." for c, k in zip(board, known))
-        profile, first = fit_from_frame(clf, image_bgr, h, labelled, name=name, takes=recentre_takes,
-                                        spacing=recentre_spacing, seed=seed)
-    tuned = clf.predict(first).argmax(axis=1)
-    return PhotoCalibration(profile=profile, homography=h, turned=turned,
-                            plain_accuracy=float((probs.argmax(axis=1) == ids)[known].mean()),
-                            profile_accuracy=float((tuned == ids)[known].mean()), lattice_shift=shift)
+    return h, turned, shift, probs, ids, known
 
 
 #: Held-apart views (share) the taught block's own occupancy must read better than the model's occupancy
@@ -593,7 +620,8 @@ def _stated_position_pose(clf: Any, image_bgr: np.ndarray, h: np.ndarray, probs:
 
 def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, ids: np.ndarray,
               known: np.ndarray | None = None, name: str = "piece set",
-              config: "TeachConfig | None" = None) -> PieceSetProfile:
+              config: "TeachConfig | None" = None,
+              more: "Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]" = ()) -> PieceSetProfile:
     """The best of three readers of a set, judged on points of the photo held apart.
 
     The photo's points are dealt into two halves (`set_teaching.held_apart_folds`); each reader
@@ -603,6 +631,13 @@ def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, id
     model's own; the piece from the reader). Fewest errors win, then the lower log loss; the
     model alone wins ties, as what cannot be shown to help is not kept. The winner is refitted
     on every point and returned as a profile whose `teach_report` holds the figures.
+
+    `more`: further photos of the set, each (image, homography, ids, known). The photos then
+    are what is held apart: each reader is fitted on the first photo and scored on the others,
+    and fitted on the others and scored on the first, which is the question teaching must
+    answer (does what one photo taught read another photo, under its own light and camera,
+    better?). Each photo gives `views / photos` augmented cuts of its points (at least 6), so
+    teaching takes about as long as from one.
     """
     import time
 
@@ -613,10 +648,20 @@ def teach_set(classifier: Any, image_bgr: np.ndarray, homography: np.ndarray, id
     t0 = time.perf_counter()
     deadline = t0 + cfg.max_seconds
     known = np.ones(len(ids), bool) if known is None else np.asarray(known, bool)
-    views = ST.teaching_views(classifier, image_bgr, homography, ids, cfg)
-    usable = known[views.point]
-    fold_of_point = ST.held_apart_folds(np.where(known, ids, -1), seed=cfg.seed)
-    fold = fold_of_point[views.point]
+    photos = [(image_bgr, homography, ids, known)] + [(im, hh, np.asarray(i), np.asarray(k, bool))
+                                                       for im, hh, i, k in more]
+    per_photo = cfg if len(photos) == 1 else replace(cfg, views=min(cfg.views, max(6, cfg.views // len(photos))))
+    parts = [ST.teaching_views(classifier, im, hh, i, replace(per_photo, seed=per_photo.seed + k))
+             for k, (im, hh, i, _) in enumerate(photos)]
+    views = ST.joined_views(parts)
+    known_all = np.concatenate([k for _, _, _, k in photos])
+    ids_all = np.concatenate([i for _, _, i, _ in photos])
+    usable = known_all[views.point]
+    if len(photos) == 1:
+        fold = ST.held_apart_folds(np.where(known, ids, -1), seed=cfg.seed)[views.point]
+    else:
+        fold = (views.point >= len(ids)).astype(np.int64)     # the first photo against the others
+    ids, known = ids_all, known_all
     shipped = classifier.shipped_tail()
     adapt_cfg = replace(AdaptConfig(), angles=(0.0,))
     # the last reader also takes whether a point holds a disc from the taught block: a set whose

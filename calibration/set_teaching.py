@@ -169,6 +169,21 @@ def teaching_views(classifier: _Teachable, image_bgr: np.ndarray, homography: np
                          plain_embedding=emb, columns=trunk_columns(trunk), seconds=time.perf_counter() - t0)
 
 
+def joined_views(parts: list[TeachingViews]) -> TeachingViews:
+    """Several photos' views as one set, each photo's points numbered on from the last photo's
+    (photo k's point p is k * 90 + p), so that a point's views stay one group."""
+    if len(parts) == 1:
+        return parts[0]
+    n_points = 90
+    return TeachingViews(crops=np.concatenate([v.crops for v in parts]),
+                         point=np.concatenate([v.point + k * n_points for k, v in enumerate(parts)]),
+                         labels=np.concatenate([v.labels for v in parts]),
+                         plain_logits=np.concatenate([v.plain_logits for v in parts]),
+                         plain_embedding=np.concatenate([v.plain_embedding for v in parts]),
+                         columns=np.concatenate([v.columns for v in parts]),
+                         seconds=sum(v.seconds for v in parts))
+
+
 def held_apart_folds(labels: np.ndarray, seed: int = 0) -> np.ndarray:
     """Fold (0 or 1) of each point: the points of every class dealt in turn to the two halves,
     so both halves show as many classes as the position allows."""

@@ -36,25 +36,33 @@ START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0
 
 
 def _pieces(args: argparse.Namespace) -> int:
-    """`calibrate pieces PHOTO --name NAME [--fen FEN]`: learn a piece set from one photo."""
+    """`calibrate pieces PHOTO [PHOTO ...] --name NAME [--fen FEN ...]`: learn a piece set from
+    one photo (or a few: a start position and a middle game)."""
     from calibration.piece_profile import default_profile_path, profile_from_photo
     from vision.locate import BoardNotFoundError
     from vision.reader import ColourlessImageError
 
     from app.commands.vision import load_photo
 
-    path = args.photo
-    image = load_photo(path)   # bounded, and one clear line for a bad path
-    board = _fen_points(args.fen)
+    photos = list(args.photo)
+    fens = list(args.fen or [])
+    if len(fens) > len(photos):
+        raise ValueError(f"--fen given {len(fens)} times for {len(photos)} photo(s): one position per photo, in "
+                         "the photos' order")
+    fens += [START_FEN] * (len(photos) - len(fens))
+    images = [load_photo(p) for p in photos]   # bounded, and one clear line for a bad path
+    boards = [_fen_points(f) for f in fens]
     out = default_profile_path(args.name)  # checks the name before any work
+    path = photos[0] if len(photos) == 1 else " and ".join(photos)
     try:
-        cal = profile_from_photo(image, board, name=args.name, model_path=args.model)
+        cal = profile_from_photo(images[0], boards[0], name=args.name, model_path=args.model,
+                                 more=list(zip(images[1:], boards[1:])))
     except BoardNotFoundError as exc:
-        raise BoardNotFoundError(f"{path}: {exc}") from None
+        raise BoardNotFoundError(f"{_named(exc, photos)}") from None
     except ColourlessImageError as exc:
-        raise ColourlessImageError(f"{path}: {exc}") from None
+        raise ColourlessImageError(f"{_named(exc, photos)}") from None
     except ValueError as exc:  # the photo does not show the stated position
-        raise ValueError(f"{path}: {exc}") from None
+        raise ValueError(f"{_named(exc, photos)}") from None
     cal.profile.save(out)
     rep = cal.profile.teach_report
     held = rep.get("held_apart_errors", {})
@@ -70,10 +78,22 @@ def _pieces(args: argparse.Namespace) -> int:
           f"{f' (lattice moved {shift[0]:+d} files, {shift[1]:+d} ranks onto the position)' if shift != (0, 0) else ''}")
     if held:
         n = rep.get("held_apart_views", 0)
-        print(f"kept: {kept}; on {n} views of points held apart while teaching, wrong: model "
+        apart = ("views of points held apart while teaching" if cal.photos == 1 else
+                 "views of each photo read by what the other photos taught")
+        print(f"kept: {kept}; on {n} {apart}, wrong: model "
               f"{held.get('model')}, correction {held.get('discriminant')}, retrained block "
               f"{held.get('taught block')} ({rep.get('seconds', 0):.0f} s)")
     return 0
+
+
+def _named(exc: Exception, photos: list[str]) -> str:
+    """The error of teaching, led by the file it concerns ("photo K: ..." names it by number)."""
+    text = str(exc)
+    if len(photos) > 1 and text.startswith("photo "):
+        num, _, rest = text[len("photo "):].partition(": ")
+        if num.isdigit() and 1 <= int(num) <= len(photos):
+            return f"{photos[int(num) - 1]}: {rest}"
+    return f"{photos[0]}: {text}"
 
 
 def _fen_points(fen: str) -> str:
@@ -95,15 +115,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cam.add_argument("--square", type=float, default=1.0, help="square size (any unit; default 1)")
     cam.add_argument("--out", required=True, help="where to write the calibration JSON")
     cam.set_defaults(func=_camera)
-    pcs = sub.add_parser("pieces", help="teach xqtrack a piece set from one photo of a known position",
+    pcs = sub.add_parser("pieces", help="teach xqtrack a piece set from a photo of a known position",
                          description="Learn how a piece set looks (its discs, inks, characters, under this light) "
                                      "from one photo of a known position (default: the start position); which end "
                                      "is red's is found from the photo. Saves the set as NAME in the xqtrack home "
                                      "folder ($XQTRACK_HOME or ~/.xqtrack, sets/NAME.json); use it with "
                                      "`xqtrack read IMAGE --set NAME` and `xqtrack record ... --set NAME`.")
-    pcs.add_argument("photo", help="photo of the board with the position on it")
+    pcs.add_argument("photo", nargs="+", help="photo of the board with the position on it; a second photo (a middle "
+                                              "game under another light or camera) helps a set that one photo "
+                                              "does not teach well enough")
     pcs.add_argument("--name", required=True, help="name to save the set under (e.g. 'club wooden')")
-    pcs.add_argument("--fen", default=START_FEN, help="the position in the photo (default: the start position)")
+    pcs.add_argument("--fen", action="append", default=None,
+                     help="the position in the photo (default: the start position); once per photo, in order")
     pcs.add_argument("--model", default=None, help="piece classifier .onnx (default: the shipped model)")
     pcs.set_defaults(func=_pieces)
 

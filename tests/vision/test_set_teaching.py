@@ -132,3 +132,25 @@ def test_a_photo_that_does_not_show_the_stated_position_is_refused_not_learnt(re
     elsewhere = board_from_fen("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
     with pytest.raises(ValueError, match="does not show the stated position"):
         profile_from_photo(img, elsewhere, name="x")
+
+
+def test_two_photos_of_a_set_are_held_apart_from_each_other_and_taught_together() -> None:
+    from training.set_photos import random_game_board, set_photo
+    pieces = _repo_font_set(5)
+    start_img, _ = set_photo(pieces, START, 48_101, look="wood")
+    board = random_game_board(48_102)
+    middle, _ = set_photo(pieces, board, 48_102, look="cloth")
+    cal = profile_from_photo(start_img, START, name="two", teach_config=QUICK, more=[(middle, board)])
+    report = cal.profile.teach_report
+    per_photo = 90 * (8 + QUICK.views)            # 8 plain turns and the augmented cuts of every point
+    assert cal.photos == 2 and report["views"] == 2 * per_photo
+    # each photo was scored by readers fitted on the other one: every known view was held apart once
+    known_views = per_photo + (8 + QUICK.views) * sum(c != "?" for c in board)
+    assert report["held_apart_views"] == known_views
+
+
+def test_a_second_photo_that_does_not_show_its_position_is_refused_by_its_number(rendered_start) -> None:
+    img, _ = rendered_start
+    elsewhere = board_from_fen("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
+    with pytest.raises(ValueError, match=r"photo 2: .*does not show the stated position"):
+        profile_from_photo(img, START, name="x", teach_config=QUICK, more=[(img, elsewhere)])
