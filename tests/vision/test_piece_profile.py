@@ -359,3 +359,12 @@ def test_calibrate_and_read_name_what_was_wrong_in_one_line(tmp_path: Path) -> N
     assert r.returncode == 1 and "missing.jpg" in r.stderr
     r = _xq(tmp_path, "read", photo, "--set", "never-taught")
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "calibrate pieces" in r.stderr
+    r = _xq(tmp_path, "calibrate", "pieces", photo, "--name", "x", "--fen", "9/9/9/9/4k4/9/9/9/9/4K4",
+            "--fen", "9/9/9/9/4k4/9/9/9/9/4K4")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "one position per photo" in r.stderr
+    second = str(_real("street_16.jpg").image)
+    teach_fen = _real("street_13.jpg").fen.replace("?", "p")
+    r = _xq(tmp_path, "calibrate", "pieces", photo, second, "--name", "x", "--fen", teach_fen,
+            "--fen", "4k4/9/9/9/9/9/9/9/9/4K4")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "street_16.jpg: " in r.stderr and "street_13" not in r.stderr and "does not show the stated position" in r.stderr
