@@ -79,7 +79,7 @@ def _pieces(args: argparse.Namespace) -> int:
     if held:
         n = rep.get("held_apart_views", 0)
         apart = ("views of points held apart while teaching" if cal.photos == 1 else
-                 "views of each photo read by what the other photos taught")
+                 f"views of points of the {cal.photos} photos held apart while teaching")
         print(f"kept: {kept}; on {n} {apart}, wrong: model "
               f"{held.get('model')}, correction {held.get('discriminant')}, retrained block "
               f"{held.get('taught block')} ({rep.get('seconds', 0):.0f} s)")

@@ -134,7 +134,7 @@ def test_a_photo_that_does_not_show_the_stated_position_is_refused_not_learnt(re
         profile_from_photo(img, elsewhere, name="x")
 
 
-def test_two_photos_of_a_set_are_held_apart_from_each_other_and_taught_together() -> None:
+def test_two_photos_of_a_set_are_taught_together_each_photos_points_held_apart_by_halves() -> None:
     from training.set_photos import random_game_board, set_photo
     pieces = _repo_font_set(5)
     start_img, _ = set_photo(pieces, START, 48_101, look="wood")
@@ -144,7 +144,7 @@ def test_two_photos_of_a_set_are_held_apart_from_each_other_and_taught_together(
     report = cal.profile.teach_report
     per_photo = 90 * (8 + QUICK.views)            # 8 plain turns and the augmented cuts of every point
     assert cal.photos == 2 and report["views"] == 2 * per_photo
-    # each photo was scored by readers fitted on the other one: every known view was held apart once
+    # every known view of both photos was held apart once, scored by readers fitted on the other half
     known_views = per_photo + (8 + QUICK.views) * sum(c != "?" for c in board)
     assert report["held_apart_views"] == known_views
 
