@@ -117,7 +117,7 @@ def rectify(frame_bgr: np.ndarray, h: np.ndarray) -> np.ndarray:
 def _features(rect: np.ndarray) -> np.ndarray:
     """(H, W, 5) float32: normalised log-brightness, 2 chroma, 2 log-gradients."""
     f = rect.astype(np.float32) + 4.0
-    s = f.sum(axis=2)
+    s = f[..., 0] + f[..., 1] + f[..., 2]      # = f.sum(axis=2), the same sums in the same order, faster
     logl = np.log(s)
     inner = logl[MARGIN * P:-MARGIN * P, MARGIN * P:-MARGIN * P]
     logl = logl - float(np.median(inner[::3, ::3]))
@@ -132,7 +132,8 @@ def _features(rect: np.ndarray) -> np.ndarray:
 def _level(rect: np.ndarray) -> np.ndarray:
     """(H, W) float32 mean channel value as the features see it (offset included): feature noise
     scales as 1 / level."""
-    return rect.astype(np.float32).sum(axis=2) / 3.0 + 4.0
+    r = rect.astype(np.float32)
+    return (r[..., 0] + r[..., 1] + r[..., 2]) / 3.0 + 4.0
 
 
 def _judge(d: np.ndarray, noise: np.ndarray | None = None) -> np.ndarray:
@@ -197,9 +198,10 @@ class NoiseModel:
         sel = calm[::2, ::2]
         if int(sel.sum()) < 64:
             return
-        x = diff[::2, ::2][sel]
-        x = np.abs(x - np.median(x, axis=0)) * level[::2, ::2][sel][:, None]
-        self._estimates.append((1.4826 * np.median(x, axis=0)).astype(np.float32))
+        # features as rows (each contiguous): the same medians, a third of the time
+        x = np.ascontiguousarray(diff[::2, ::2][sel].T)
+        x = np.abs(x - np.median(x, axis=1)[:, None]) * level[::2, ::2][sel][None, :]
+        self._estimates.append((1.4826 * np.median(x, axis=1)).astype(np.float32))
         self.constant = np.median(np.stack(self._estimates), axis=0)
 
     def sigma(self, level: np.ndarray) -> np.ndarray | None:
