@@ -124,7 +124,8 @@ def measure(clip: Path, live: bool, n_frames: int | None = None) -> dict[str, An
             "process_ms": _figures(process_ms), "body_ms": _figures(body_ms),
             "budget_ms": budget_ms, "process_over_budget": inner.frames_over_budget,
             "body_over_budget": sum(1 for b in body_ms if b > budget_ms),
-            "searches": inner.searches, "search_s": round(inner.search_s, 2), "wall_s": round(wall, 1),
+            "searches": inner.searches, "search_s": round(inner.search_s, 2), "idle": getattr(inner, "frames_idle", 0),
+            "wall_s": round(wall, 1),
             "video_s": round(summary.video_s, 1), "dropped": summary.frames_dropped}
 
 

@@ -210,6 +210,7 @@ class ViewCost:
     searches: int
     search_s: float
     spared: int
+    idle: int
     moves: int
     truth_moves: int
     incidents: int
@@ -272,7 +273,7 @@ def measure_view(view: ViewClip, clip: Path) -> ViewCost:
         rest_ms=1000 * (mean - dec - rd), p99_ms=1000 * per_frame[min(n - 1, int(0.99 * n))],
         max_ms=1000 * per_frame[-1], boards_per_core=(1.0 / frames.fps) / mean,
         searches=int(getattr(inner, "searches", 0) or 0), search_s=float(getattr(inner, "search_s", 0.0) or 0.0),
-        spared=int(getattr(inner, "searches_spared", 0) or 0),
+        spared=int(getattr(inner, "searches_spared", 0) or 0), idle=int(getattr(inner, "frames_idle", 0) or 0),
         moves=moves_right(truth, summary.events), truth_moves=len(truth.moves),
         incidents=len(standing_incidents(summary.events)), wall_s=wall, reader_kind=kind,
         extra={"cpu_total_s": time.process_time() - cpu0})
@@ -404,14 +405,14 @@ COLUMNS = (("boards/core", "boards_per_core", "{:.1f}"), ("mean ms", "mean_ms", 
 
 def table(costs: list[ViewCost], ref: dict[str, dict[str, Any]] | None) -> str:
     """The per-view figures as a table; with a reference run, its boards/core and mean beside them."""
-    head = ["view", "frames"] + [c[0] for c in COLUMNS] + ["searches (wall s)", "spared", "moves", "target"]
+    head = ["view", "frames"] + [c[0] for c in COLUMNS] + ["searches (wall s)", "spared", "idle", "moves", "target"]
     if ref:
         head[2:2] = ["ref b/core", "ref mean"]
     rows = [head]
     for c in costs:
         d = asdict_cost(c)
         row = [c.view, str(c.frames)] + [fmt.format(d[k]) for _, k, fmt in COLUMNS] + \
-            [f"{c.searches} ({c.search_s:.1f})", str(c.spared), f"{c.moves}/{c.truth_moves}",
+            [f"{c.searches} ({c.search_s:.1f})", str(c.spared), str(c.idle), f"{c.moves}/{c.truth_moves}",
              "ok" if c.mean_ms <= TARGET_MS else "over"]
         if ref:
             r = ref.get(c.view)

@@ -17,7 +17,7 @@ from .geometry import CheckedSettings
 from .hands import DEFAULT_HANDS, HandConfig
 from .lock import DEFAULT_LOCK, LockConfig
 
-__all__ = ["AnchorConfig", "LockDoubtConfig", "ReaderConfig", "SearchConfig", "DEFAULT_READER", "LIVE_SEARCH_SHARE"]
+__all__ = ["AnchorConfig", "LockDoubtConfig", "ReaderConfig", "SearchConfig", "StaticConfig", "DEFAULT_READER", "LIVE_SEARCH_SHARE"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,29 @@ LIVE_SEARCH_SHARE = 0.5
 
 
 @dataclass(frozen=True)
+class StaticConfig(CheckedSettings):
+    """When a frame is taken as the last one looked at again, and not looked at.
+
+    Why: in a game the board stands untouched most of the time (players think for seconds or
+    minutes), and every frame of it cost the lock check and the hand detector (7-8 ms at 720p on
+    one core, most of a frame's cost after decoding). A frame whose board and surroundings show
+    no change from the last frame looked at (block means of `block_px` x `block_px` pixels over
+    the board and a ring of one spacing around it, none off by `max_change` grey levels or more
+    in any colour) while the board is quiet, nothing is hidden, no point waits to be read and no
+    board check is due, cannot show a hand: a hand, its shadow or a moved disc changes whole
+    blocks by tens of levels as it comes in (47-146 on the rendered views), while sensor noise
+    and a video codec's grain average out over a block (3-6 levels between still frames of a
+    lit or noisy view; a heavily compressed view's 12-30 keeps every frame looked at). Such a
+    frame repeats the last observation with its own time. At least one frame every
+    `max_idle_s` seconds is looked at all the same (the lock's refit, the background's slow
+    drift with the light). `block_px` 0 turns the check off."""
+
+    block_px: int = 16
+    max_change: float = 8.0          # grey levels, block mean
+    max_idle_s: float = 1.0          # source seconds
+
+
+@dataclass(frozen=True)
 class SearchConfig(CheckedSettings):
     """How board searches are scheduled and kept off the frame path.
 
@@ -172,6 +195,7 @@ class ReaderConfig:
     anchor: AnchorConfig = AnchorConfig()
     doubt: LockDoubtConfig = LockDoubtConfig()
     search: SearchConfig = SearchConfig()
+    static: StaticConfig = StaticConfig()
 
     @property
     def live(self) -> bool:

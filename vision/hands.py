@@ -570,6 +570,7 @@ class HandDetector:
         self._relearnt_after_knock = False
         self._t: float | None = None
         self._n = 0
+        self.last_state: HandState | None = None
 
     def update(self, frame_bgr: np.ndarray, h: np.ndarray, t: float | None = None) -> HandState:
         """Process one frame (video time `t` seconds) with the board's homography `h`."""
@@ -1082,6 +1083,38 @@ class HandDetector:
         # whole game, the board quiet for under a second at a time)
         if self.unverified.any() and not forced.any() and max(self.calm_t, self.shown_s) >= self.config.board_still_s:
             self.unverified[:] = False
-        return HandState(hidden=_points_from_cells(hid), quiet=quiet,
-                         moving=_points_from_cells(mov), ring_active=ring_active,
-                         cell_score=_points_from_cells(frac))
+        self.last_state = HandState(hidden=_points_from_cells(hid), quiet=quiet,
+                                    moving=_points_from_cells(mov), ring_active=ring_active,
+                                    cell_score=_points_from_cells(frac))
+        return self.last_state
+
+    def can_idle(self) -> bool:
+        """The state allows `idle`: the last frame looked at was quiet, with nothing hidden, held,
+        unverified or moving, and the camera at rest."""
+        last = self.last_state
+        return not (last is None or not last.quiet or self.bg is None or self._t is None
+                    or self._bumped_from is not None or self.hidden_cells.any() or self.unverified.any()
+                    or self.held.any() or last.moving.any())
+
+    def idle(self, t: float) -> HandState | None:
+        """A frame the caller has found unchanged from the last one this detector saw (vision's
+        static-frame check), at video time `t`: on a quiet board with nothing held, hidden or
+        unverified, every cell stays still and the board quiet, so only the clocks run on, as
+        `update_rectified` would run them on such a frame (the background's slow drift and the
+        noise estimate wait for the next frame looked at). None where the state needs a frame
+        looked at (the caller then calls `update`)."""
+        if not self.can_idle():
+            return None
+        last = self.last_state
+        assert last is not None and self._t is not None
+        dt = max(0.0, float(t) - self._t)
+        self._n += 1
+        self._t = float(t)
+        self.still += 1
+        self.still_t += dt
+        self.calm, self.calm_t = self.calm + 1, self.calm_t + dt
+        self.shown_s += dt
+        self.calm_view_t += dt
+        if self.calm_view_t >= self.config.calm_look_s - 1e-9:
+            self.calm_look = self.quiet_look
+        return last

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
+import cv2
 import numpy as np
 
 from . import geometry as geo
@@ -445,6 +446,9 @@ class BoardReader:
         self.searches_spared = 0                    # audits and rechecks the pieces made needless
         self.last_witness: LockWitness | None = None   # the pieces' last verdict on the lattice
         self.frames_over_budget = 0                 # process() calls that took longer than frame_budget_s
+        self.frames_idle = 0                        # frames that showed no change, not looked at (StaticConfig)
+        self._static_ref: tuple[tuple[int, int, int, int], np.ndarray] | None = None   # block means of the last quiet frame looked at
+        self._static_t = -np.inf                    # ... and its time
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self._discs: "DiscMeter | None" = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
         self.hands = HandDetector(config.hands)
@@ -815,6 +819,66 @@ class BoardReader:
     def _process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
         if self.camera is not None:
             frame_bgr = self.camera.undistort(frame_bgr)
+        idle = self._idle_frame(frame_bgr, t, frame_index)
+        if idle is not None:
+            return idle
+        obs = self._look(frame_bgr, t, frame_index)
+        self._keep_static_ref(frame_bgr, t, obs)
+        return obs
+
+    # ------------------------------------------------------------------ frames that show no change
+    def _static_view(self, frame_bgr: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+        """Block means (vision.config.StaticConfig) of the board and a spacing around it: the
+        blocks' box in the frame and their (rows, cols, 3) float32 means; None when the board's
+        box is too small to judge."""
+        assert self.h is not None
+        b = self.config.static.block_px
+        ring = geo.apply_h(self.h, np.array([[-1.0, -1.0], [9.0, -1.0], [9.0, 10.0], [-1.0, 10.0]]))
+        H, W = frame_bgr.shape[:2]
+        x0, y0 = max(0, int(ring[:, 0].min()) // b * b), max(0, int(ring[:, 1].min()) // b * b)
+        x1 = min(W // b * b, (int(np.ceil(ring[:, 0].max())) // b + 1) * b)
+        y1 = min(H // b * b, (int(np.ceil(ring[:, 1].max())) // b + 1) * b)
+        if x1 - x0 < 4 * b or y1 - y0 < 4 * b:
+            return None
+        crop = frame_bgr[y0:y1, x0:x1]
+        means = cv2.resize(crop, ((x1 - x0) // b, (y1 - y0) // b), interpolation=cv2.INTER_AREA)
+        return (x0, y0, x1, y1), means.astype(np.float32)
+
+    def _idle_frame(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation | None:
+        """The last observation again, at this frame's time, when this frame shows no change from
+        the last frame looked at and nothing waits to be done on it (StaticConfig); else None."""
+        ref = self._static_ref
+        cfg = self.config.static
+        if (ref is None or self.lock is None or self.h is None or t - self._static_t >= cfg.max_idle_s
+                or self._asked is not None or self._adapting is not None or self._anchor_board is not None
+                or self._slid_t is not None or self.dirty.any() or t <= self._look_again_until
+                or not self._quiet_before or self._audit_due(t)
+                or (self._recheck_t is not None and t >= self._recheck_t) or not self.hands.can_idle()):
+            return None
+        view = self._static_view(frame_bgr)
+        if view is None or view[0] != ref[0] or float(np.abs(view[1] - ref[1]).max()) >= cfg.max_change:
+            return None
+        hs = self.hands.idle(t)
+        assert hs is not None
+        self._frames += 1
+        self._frame, self._t = frame_bgr, t
+        self.frames_idle += 1
+        self._watch.unquiet_too_long(t, True)
+        return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=True,
+                           occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy(),
+                           looks=self.looks, lattice=self.lattices)
+
+    def _keep_static_ref(self, frame_bgr: np.ndarray, t: float, obs: Observation) -> None:
+        """After a frame looked at: on a quiet locked board, its block means are what later frames
+        are compared with (StaticConfig); otherwise there is nothing to compare with."""
+        self._static_ref = None
+        if self.config.static.block_px <= 0 or not obs.quiet or self.h is None or self.lock is None:
+            return
+        self._static_ref = self._static_view(frame_bgr)
+        self._static_t = t
+
+    def _look(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:
+        """One frame looked at: the lock checked, the hands watched, the points that changed read."""
         gray = to_gray(frame_bgr)
         self._frames += 1
         self._frame, self._t = frame_bgr, t

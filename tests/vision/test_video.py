@@ -378,3 +378,42 @@ def test_a_lock_that_moves_a_tenth_of_a_spacing_at_once_is_counted_as_another_la
     assert vsim.max_point_error(after[-1].pose.homography, np.array([[1, 0, dx], [0, 1, 0], [0, 0, 1.0]]) @ truth.homography) < 1.5
     # another lattice (or one per step the lock took to follow), then the same one while it holds
     assert after[3].lattice > seen[-1] and {o.lattice for o in after[3:]} == {after[3].lattice}
+
+
+def test_frames_that_show_no_change_repeat_the_last_observation_and_a_hand_is_still_seen(vsim):
+    """vision.config.StaticConfig: on a quiet board, frames whose block means match the last frame
+    looked at are not looked at again (in a game the board stands untouched most of the time);
+    the first frame with an arm over the board is looked at and the arm seen."""
+    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    reader = BoardReader()
+    reader.game_position(truth.board)
+    seen = [reader.process(img, i / 10, i) for i in range(40)]
+    assert reader.frames_idle >= 15
+    quiet = [o for o in seen[10:] if o.quiet]
+    assert len(quiet) == 30 and all(np.array_equal(o.probs, quiet[0].probs) for o in quiet)
+    arm = img.copy()
+    corners = geo.apply_h(reader.h, np.array([[3.5, -2.0], [5.5, -2.0], [5.5, 3.2], [3.5, 3.2]]))
+    cv2.fillConvexPoly(arm, corners.astype(np.int32), (120, 150, 200))
+    idle = reader.frames_idle
+    later = [reader.process(arm, 4.0 + i / 10, 40 + i) for i in range(3)]
+    assert reader.frames_idle == idle
+    assert not later[-1].quiet and later[-1].occluded.sum() >= 4
+
+
+def test_a_hand_detector_that_idled_through_a_still_board_sees_an_arm_as_one_that_watched_every_frame(vsim):
+    from vision.hands import HandDetector
+    img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    h = BoardReader(classify=False)
+    h.process(img, 0.0, 0)
+    arm = img.copy()
+    corners = geo.apply_h(h.h, np.array([[3.5, -2.0], [5.5, -2.0], [5.5, 3.2], [3.5, 3.2]]))
+    cv2.fillConvexPoly(arm, corners.astype(np.int32), (120, 150, 200))
+    watched, idled = HandDetector(), HandDetector()
+    for i in range(30):
+        a = watched.update(img, h.h, i / 10)
+        b = idled.update(img, h.h, i / 10) if i < 12 or i % 10 == 0 else idled.idle(i / 10)
+        assert b is not None and a.quiet == b.quiet and np.array_equal(a.hidden, b.hidden)
+    a, b = watched.update(arm, h.h, 3.0), idled.update(arm, h.h, 3.0)
+    assert np.array_equal(a.hidden, b.hidden) and a.hidden.sum() >= 4
