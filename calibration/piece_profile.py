@@ -508,7 +508,8 @@ def profile_from_photo(image_bgr: np.ndarray, board: str, name: str = "piece set
     fitted (`fit_from_frame`; what a recording does by itself, in about a second).
     `more`: further photos of the set with their positions (image, board), taught from too (a
     middle game beside the start position shows the pieces under another light and camera;
-    the photos are then what is held apart). The figures returned are the first photo's.
+    every photo's points are dealt into the held-apart halves). The figures returned are the
+    first photo's.
     Raises vision's BoardNotFoundError when there is no board, ColourlessImageError (a ValueError)
     when the pieces show no colour, ValueError on a bad board (naming the photo, 1-based, when
     there are several).

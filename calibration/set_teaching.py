@@ -29,6 +29,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.observation import NUM_POINTS
 from vision.tail import TailWeights, tail_forward, trunk_columns
 
 __all__ = ["TeachConfig", "TeachingViews", "teaching_views", "train_tail", "held_apart_folds"]
@@ -174,9 +175,8 @@ def joined_views(parts: list[TeachingViews]) -> TeachingViews:
     (photo k's point p is k * 90 + p), so that a point's views stay one group."""
     if len(parts) == 1:
         return parts[0]
-    n_points = 90
     return TeachingViews(crops=np.concatenate([v.crops for v in parts]),
-                         point=np.concatenate([v.point + k * n_points for k, v in enumerate(parts)]),
+                         point=np.concatenate([v.point + k * NUM_POINTS for k, v in enumerate(parts)]),
                          labels=np.concatenate([v.labels for v in parts]),
                          plain_logits=np.concatenate([v.plain_logits for v in parts]),
                          plain_embedding=np.concatenate([v.plain_embedding for v in parts]),

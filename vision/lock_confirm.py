@@ -24,12 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import POINTS
 from .observation import NUM_POINTS
 
-# Board-plane coordinates of the 90 points in point-index order (file x, rank y), centred.
-_IDX = np.arange(NUM_POINTS)
-_XY = np.stack([_IDX % 9, _IDX // 9], axis=1).astype(np.float64) - np.array([4.0, 4.5])
-_DESIGN = np.column_stack([np.ones(NUM_POINTS), _XY])
+# The affine map's design matrix over the 90 points (board-plane coordinates, centred on the board).
+_DESIGN = np.column_stack([np.ones(NUM_POINTS), POINTS - POINTS.mean(axis=0)])
 
 
 @dataclass(frozen=True)
