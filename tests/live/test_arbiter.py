@@ -216,7 +216,8 @@ def test_a_correction_through_the_live_server_needs_the_token_and_reaches_the_st
     assert code == 200, text
     line = json.loads(text)
     assert line["type"] == "arbiter_correction" and line["by"] == "Chen" and line["pgn"] == "rewritten"
-    st = _until(lambda: (s := json.loads(_get(url + "/state.json")))["ply"] == 12 and s)
+    # the recording already stands at ply 12: wait for the state that carries the correction
+    st = _until(lambda: (s := json.loads(_get(url + "/state.json")))["ply"] == 12 and s["corrections"] and s)
     assert st["moves"] == moves[:10] + ["a0b0", "d9e8"]
     assert st["corrections"][0]["note"] == "read again from the clip"
     assert pgn_moves(folder)[0] == st["moves"]
