@@ -106,17 +106,14 @@ class TurnedObservation:
     offset: np.ndarray
     lattice: int
     looks: np.ndarray | None
-    unread: np.ndarray | None = None
 
     @staticmethod
     def of(obs: Any) -> "TurnedObservation":
         looks = getattr(obs, "looks", None)
-        unread = getattr(obs, "unread", None)
         pose = None if obs.pose is None else TurnedPose(turned_homography(obs.pose.homography))
         return TurnedObservation(float(obs.t), int(obs.frame_index), pose, bool(obs.quiet),
                                  turned_points(obs.occluded), turned_points(obs.probs), turned_offsets(obs.offset),
-                                 int(getattr(obs, "lattice", 0)), None if looks is None else turned_points(looks),
-                                 None if unread is None else turned_points(unread))
+                                 int(getattr(obs, "lattice", 0)), None if looks is None else turned_points(looks))
 
 
 def alike_turned(position: Position) -> bool:
@@ -265,11 +262,7 @@ class Tracker:
         probs = np.asarray(obs.probs, dtype=np.float32)
         occ = np.asarray(obs.occluded, dtype=bool)
         hands = self.camera.hands(occ, unsteady)   # the flags that may be a hand (a bump's are not)
-        # a point still being read (vision's read thread) shows no reading of this frame: it is
-        # no evidence for the settle, though no hand is over it
-        unread = getattr(obs, "unread", None)
-        seen = occ if unread is None else occ | np.asarray(unread, dtype=bool)
-        fr = Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), seen, probs,
+        fr = Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), occ, probs,
                    np.asarray(obs.offset, dtype=np.float32))
 
         if self.record is None:
