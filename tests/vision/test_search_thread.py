@@ -154,3 +154,45 @@ def test_a_failed_search_on_the_thread_is_no_board(vsim):
 def test_a_live_search_share_outside_0_1_is_refused(share):
     with pytest.raises(ValueError, match="live_share"):
         ReaderConfig.for_source(live=True, share=share)
+
+
+def test_a_live_reader_reads_points_off_the_frame_path_and_reports_them_unread_until_then(vsim):
+    # a lattice taken: all 90 discs are measured (a few tenths of a second) on the read thread while
+    # the lock and the hand detector serve frames, which report every point unread meanwhile; the
+    # read taken is the one a file's reader makes on the frame path
+    img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    reader = BoardReader(config=ReaderConfig.for_source(live=True))
+    assert reader.config.search.read_thread
+    live = _Live(img)
+    live.serve(reader, lambda obs: obs.pose is not None)
+    served = live.serve(reader, lambda obs: obs.unread is None)
+    waiting = [(start, end, obs) for start, end, obs in served if obs.unread is not None]
+    assert waiting and all(obs.unread.all() for _, _, obs in waiting)
+    # no frame waited for the read: each one took a fraction of the whole read's time
+    read_s = served[-1][1] - waiting[0][0]
+    assert max(end - start for start, end, _ in waiting) < 0.5 * read_s
+    file_reader = BoardReader()
+    obs_file = file_reader.process(img, 0.0, 0)
+    assert obs_file.unread is None and obs_file.pose is not None
+    got = served[-1][2]
+    assert np.array_equal(got.pose.homography, obs_file.pose.homography)
+    assert np.array_equal(got.probs, obs_file.probs) and np.array_equal(got.offset, obs_file.offset)
+    assert np.array_equal(got.looks, obs_file.looks)
+
+
+def test_a_read_of_a_lattice_given_up_is_dropped_and_its_points_read_again(vsim):
+    img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    reader = BoardReader(config=ReaderConfig.for_source(live=True))
+    live = _Live(img)
+    live.serve(reader, lambda obs: obs.pose is not None and obs.unread is not None)
+    assert reader.turn_board()          # a new lattice while the read is on the thread
+    obs = reader.process(img, 100.0, 10_000)
+    assert obs.unread is None or obs.unread.all()
+    served = live.serve(reader, lambda obs: obs.unread is None and not reader.dirty.any())
+    file_reader = BoardReader()
+    file_reader.process(img, 0.0, 0)
+    file_reader.turn_board()
+    obs_file = file_reader.process(img, 0.1, 1)
+    assert served[-1][2].board_string() == obs_file.board_string()
