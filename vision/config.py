@@ -181,7 +181,14 @@ class SearchConfig(CheckedSettings):
     keeping up with its camera, at 720p about 4-5 ms a point) is waited for at the next quiet
     frame: the machine is behind (a read's tenths of a second of CPU then span seconds of play,
     and moves made meanwhile would be seen together), so the points are read as a file's are,
-    frames dropped meanwhile."""
+    frames dropped meanwhile.
+
+    `quick_acquire`: a live source's search for a board not yet locked is find_lattice's quick
+    search (its first pass; the whole search where that finds nothing). A board that shows itself
+    clearly is found the same; one that does not (a steep side view: 0.7 s of CPU against 3.5 s)
+    is locked on the first pass's lattice, which then scores under LockDoubtConfig.doubt_below,
+    so the whole search checks it a second later on the search thread while the lock serves
+    frames. On a busy machine the board is locked while there is still play to follow."""
 
     relock_every_frames: int = 3
     live_share: float | None = None
@@ -191,6 +198,7 @@ class SearchConfig(CheckedSettings):
     read_thread: bool = False
     read_wait_s: float = 0.1
     read_wait_per_point_s: float = 0.005
+    quick_acquire: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -221,7 +229,7 @@ class ReaderConfig:
     def for_source(cls, live: bool, share: float = LIVE_SEARCH_SHARE) -> "ReaderConfig":
         """The default settings for a file (`live` False) or a live source searching at most
         `share` of each second of frames while no board is locked."""
-        return cls(search=SearchConfig(live_share=share if live else None, read_thread=live))
+        return cls(search=SearchConfig(live_share=share if live else None, read_thread=live, quick_acquire=live))
 
 
 DEFAULT_READER = ReaderConfig()

@@ -142,17 +142,19 @@ def _sure_pieces(probs: np.ndarray) -> int:
     return int(((p[:, 0] < 1.0 - SURE_PIECE) & (p[:, 1:].max(axis=1) >= SURE_PIECE)).sum())
 
 
-def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
+def locate_and_read(image_bgr: np.ndarray, classifier, exclude: tuple[np.ndarray, ...] = (),
+                    quick: bool = False) -> FoundBoard:
     """Find, orient and (with a classifier: anything whose run(image, h) gives PointReads) read a board.
 
     `classifier` is a _Classify, None, or a callable making one (so a photo without a board
     fails fast, before the model is loaded). With a classifier, a lattice whose reading is
     implausible (`reading_doubt`) is refused and the next best lattice tried; when none is
     plausible the result is BoardNotFoundError. `exclude`: lattices not to return (find_lattice's).
+    `quick`: find_lattice's quick search (a lattice it finds unclearly is to be checked again).
     """
     refused: list[np.ndarray] = []
     while True:
-        fit = find_lattice(image_bgr, exclude=tuple(exclude) + tuple(refused))
+        fit = find_lattice(image_bgr, exclude=tuple(exclude) + tuple(refused), quick=quick)
         h = orient(fit.homography)  # proper handedness; red side still open
         if callable(classifier):
             classifier = classifier()
@@ -383,6 +385,18 @@ def _locate_and_read_now(frame: np.ndarray, classifier: "_Classify | None",
     return locate_and_read(frame, classifier, exclude=exclude)
 
 
+def _quick_then_whole(frame: np.ndarray, classifier: "_Classify | None",
+                      exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
+    """The quick search (find_lattice's first pass), the whole one where it finds no board. A
+    lattice found unclearly scores under LockDoubtConfig.doubt_below (= the search's
+    `clear_board`), so the lock taken on it is searched again with the whole search a second
+    later, on the search thread while the lock serves frames (SearchConfig.quick_acquire)."""
+    try:
+        return locate_and_read(frame, classifier, exclude=exclude, quick=True)
+    except BoardNotFoundError:
+        return locate_and_read(frame, classifier, exclude=exclude)
+
+
 SearchFn = Callable[[np.ndarray, "_Classify | None", "tuple[np.ndarray, ...]"], FoundBoard]
 """A board search: (frame, classifier or None, lattices to pass over) -> FoundBoard, raising
 BoardNotFoundError when there is none (locate_and_read)."""
@@ -439,6 +453,9 @@ class BoardReader:
         self.config = config
         self.camera = camera
         self._search: SearchFn = search or _locate_and_read_now
+        # the first search of a live source: quick, then checked again (SearchConfig.quick_acquire)
+        self._acquire_search: SearchFn = search or (_quick_then_whole if config.search.quick_acquire
+                                                    else _locate_and_read_now)
         self._worker = SearchWorker(nice=config.search.worker_nice)
         self._asked: _Asked | None = None          # the job on the search thread whose answer is awaited
         self._learn_worker = SearchWorker(nice=config.search.worker_nice)  # a piece set's fit (begin_adapt)
@@ -580,7 +597,8 @@ class BoardReader:
 
     def _ask_search(self, kind: str, frame: np.ndarray, exclude: tuple[np.ndarray, ...] = ()) -> None:
         """A board search of (a copy of) this frame on the search thread."""
-        self._ask(kind, partial(_search_job, self._search, frame.copy(), self._clf, exclude))
+        search = self._acquire_search if kind == "acquire" else self._search
+        self._ask(kind, partial(_search_job, search, frame.copy(), self._clf, exclude))
 
     def _ask_checks(self, frame: np.ndarray, gray: np.ndarray, t: float, slid: bool) -> None:
         """Start the most pressing lattice check that is due, when the search thread is free:
