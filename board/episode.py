@@ -195,12 +195,10 @@ class Episode:
         return bool(self.covered)
 
     def update(self, t: float, frame_index: int, occluded: np.ndarray | None, probs: np.ndarray | None,
-               offsets: np.ndarray | None, unsteady: bool = False, unread: np.ndarray | None = None) -> None:
+               offsets: np.ndarray | None, unsteady: bool = False) -> None:
         """Add one frame. `occluded` None means the board was not found in this frame; `unsteady`
         that the camera was moving (CameraWatch): its disc offsets say nothing, and of its hand
-        flags only those CameraWatch kept (a hand there before the camera moved) are given.
-        `unread`: points the reader has not read on this frame yet (their readings are older):
-        no hand is over them, and they say nothing of where their pieces are."""
+        flags only those CameraWatch kept (a hand there before the camera moved) are given."""
         self.frames += 1
         self.t_last = t
         self.frame_last = frame_index
@@ -220,7 +218,7 @@ class Episode:
             self.busiest_count, self.busiest_frame = n, frame_index
         if unsteady:
             return
-        vis = ~occ if unread is None else ~occ & ~np.asarray(unread, dtype=bool)
+        vis = ~occ
         held = self.before.classes != 0
         home = vis & held & (np.argmax(np.asarray(probs), axis=1) == self.before.classes)
         self.home_last_seen[home] = frame_index

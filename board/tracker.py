@@ -106,17 +106,14 @@ class TurnedObservation:
     offset: np.ndarray
     lattice: int
     looks: np.ndarray | None
-    unread: np.ndarray | None = None
 
     @staticmethod
     def of(obs: Any) -> "TurnedObservation":
         looks = getattr(obs, "looks", None)
-        unread = getattr(obs, "unread", None)
         pose = None if obs.pose is None else TurnedPose(turned_homography(obs.pose.homography))
         return TurnedObservation(float(obs.t), int(obs.frame_index), pose, bool(obs.quiet),
                                  turned_points(obs.occluded), turned_points(obs.probs), turned_offsets(obs.offset),
-                                 int(getattr(obs, "lattice", 0)), None if looks is None else turned_points(looks),
-                                 None if unread is None else turned_points(unread))
+                                 int(getattr(obs, "lattice", 0)), None if looks is None else turned_points(looks))
 
 
 def alike_turned(position: Position) -> bool:
@@ -267,10 +264,6 @@ class Tracker:
         hands = self.camera.hands(occ, unsteady)   # the flags that may be a hand (a bump's are not)
         fr = Frame(float(obs.t), int(obs.frame_index), bool(obs.quiet), occ, probs,
                    np.asarray(obs.offset, dtype=np.float32))
-        unread = getattr(obs, "unread", None)
-        if unread is not None and np.any(unread):
-            return self._unread_frame(fr, hands, np.asarray(unread, dtype=bool), unsteady, obs.pose.homography,
-                                      events)
 
         if self.record is None:
             return self._await_start(fr, events)
@@ -288,24 +281,6 @@ class Tracker:
         if settle is not None:
             events.extend(self._settle(settle))
         self._remember_raised(events)
-        return events
-
-    def _unread_frame(self, fr: Frame, hands: np.ndarray, unread: np.ndarray, unsteady: bool,
-                      homography: np.ndarray, events: list[Event]) -> list[Event]:
-        """A frame on which the reader has not read some points yet (it reads them off its frame
-        path, vision.config.SearchConfig.read_thread): what they show is older than the frame. Its
-        hands count (one starts an episode, and where they were is evidence), its readings do not:
-        the unread points are no evidence in the episode, and no settle is taken on the frame (the
-        first frame read whole settles what came before)."""
-        if self.record is None:
-            return events
-        if self.state == Phase.QUIET:
-            if fr.quiet and not fr.occluded.any():
-                return events
-            self._begin_episode(fr.t, fr.frame_index)
-        assert self.episode is not None
-        self.episode.update(fr.t, fr.frame_index, hands, fr.probs, fr.offsets, unsteady, unread=unread)
-        self.episode.homography = homography
         return events
 
     def _remember_raised(self, events: list[Event]) -> None:

@@ -171,18 +171,6 @@ class SearchConfig(CheckedSettings):
     `frames_over_budget`). `worker_nice`: how much lower (Linux nice steps) the search thread runs
     than the frame path, so that on one shared core the frames come first.
 
-    `read_thread`: the points that changed are read (classified, their discs measured: 0.1-0.5 s
-    when a hand leaves the board or a lattice is taken) on a thread of their own, at the frame
-    path's priority, and reported unread (Observation.unread) until the answer is taken at the
-    first frame after it is ready, so that a camera's frames keep being served meanwhile. On for
-    a live source; a file reads them on the frame that showed the board quiet (its run never
-    depends on the machine's speed). A read still on the thread after `read_wait_s` plus
-    `read_wait_per_point_s` for each point it reads (source time: what its points cost a machine
-    keeping up with its camera, at 720p about 4-5 ms a point) is waited for at the next quiet
-    frame: the machine is behind (a read's tenths of a second of CPU then span seconds of play,
-    and moves made meanwhile would be seen together), so the points are read as a file's are,
-    frames dropped meanwhile.
-
     `quick_acquire`: a live source's search for a board not yet locked is find_lattice's quick
     search (its first pass; the whole search where that finds nothing). A board that shows itself
     clearly is found the same; one that does not (a steep side view: 0.7 s of CPU against 3.5 s)
@@ -195,9 +183,6 @@ class SearchConfig(CheckedSettings):
     file_answer_frames: int = 1
     frame_budget_s: float = 0.040
     worker_nice: int = 10
-    read_thread: bool = False
-    read_wait_s: float = 0.1
-    read_wait_per_point_s: float = 0.005
     quick_acquire: bool = False
 
     def __post_init__(self) -> None:
@@ -229,7 +214,7 @@ class ReaderConfig:
     def for_source(cls, live: bool, share: float = LIVE_SEARCH_SHARE) -> "ReaderConfig":
         """The default settings for a file (`live` False) or a live source searching at most
         `share` of each second of frames while no board is locked."""
-        return cls(search=SearchConfig(live_share=share if live else None, read_thread=live, quick_acquire=live))
+        return cls(search=SearchConfig(live_share=share if live else None, quick_acquire=live))
 
 
 DEFAULT_READER = ReaderConfig()

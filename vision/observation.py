@@ -51,10 +51,6 @@ class Observation:
     """(90, D) each point's face when the reader last read it (vision.looks; zeros where never
     read), or None from a reader that does not look: how the tracker tells a piece a hand
     turned or pushed from one it only covered. Shared between frames, never changed in place."""
-    unread: np.ndarray | None = None
-    """(90,) bool: points whose reading is still on its way (the reader reads them off the frame
-    path, SearchConfig.read_thread): their probs, offsets and looks are those of their last read,
-    not of this frame's board. None: every point's reading is current."""
 
     def board_string(self) -> str:
         """The most likely class per point as 90 characters (index order)."""

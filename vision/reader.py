@@ -415,17 +415,6 @@ class _Asked:
 
 
 @dataclass
-class _Reading:
-    """A read of some points on the read thread (SearchConfig.read_thread): which points, on which
-    of the reader's lattices, and the answer (probs, disc offsets, looks)."""
-
-    points: np.ndarray
-    lattice: int
-    t: float                           # source time of the frame read
-    answer: "Future[Timed[tuple[np.ndarray, np.ndarray, np.ndarray]]]"
-
-
-@dataclass
 class _Adapting:
     """A piece set's fit on the learning thread (BoardReader.begin_adapt)."""
 
@@ -459,8 +448,6 @@ class BoardReader:
         self._worker = SearchWorker(nice=config.search.worker_nice)
         self._asked: _Asked | None = None          # the job on the search thread whose answer is awaited
         self._learn_worker = SearchWorker(nice=config.search.worker_nice)  # a piece set's fit (begin_adapt)
-        self._read_worker = SearchWorker(nice=0)    # the points' reads, with SearchConfig.read_thread
-        self._reading: _Reading | None = None       # the read awaited from it
         self._adapting: _Adapting | None = None    # the fit awaited
         self._adapted: list["PieceSetProfile"] = []  # fits taken since take_adapted
         self._anchor_board: str | None = None      # a check on this known position, waiting for the thread
@@ -558,15 +545,9 @@ class BoardReader:
         if found.reads is not None:
             assert self._clf is not None, "a board search reads pieces only with a classifier"
             self.probs = found.reads.probs.astype(np.float32)
+            self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, found.reads.offsets)
+            self.looks = disc_looks(found.reads.crops)
             self.dirty[:] = False
-            every = np.arange(NUM_POINTS)
-            if self.config.search.read_thread:
-                # the discs are measured on the read thread; until then every point is unread
-                self.offset = found.reads.offsets.astype(np.float32)
-                self._start_read(frame, every, found.reads)
-            else:
-                self.offset = self._disc_offsets(frame, h, every, self.probs, found.reads.offsets)
-                self.looks = disc_looks(found.reads.crops)
         else:
             self.looks = None
             self.dirty[:] = True
@@ -602,9 +583,8 @@ class BoardReader:
 
     def _ask_checks(self, frame: np.ndarray, gray: np.ndarray, t: float, slid: bool) -> None:
         """Start the most pressing lattice check that is due, when the search thread is free:
-        a check on the known position, the one after a slide, a doubted lock's, an audit; not while
-        points are being read (on the read thread): what they read may make a search needless."""
-        if self._asked is not None or self._reading is not None:
+        a check on the known position, the one after a slide, a doubted lock's, an audit."""
+        if self._asked is not None:
             return
         if self._anchor_board is not None:
             self._ask_anchor()
@@ -643,8 +623,7 @@ class BoardReader:
         """The pieces confirm the locked lattice (vision.lock_confirm): the game's known position
         reads on its points and the discs show no common drift off them, on a quiet board whose
         every point has been read on this lattice."""
-        if (self._known is None or self._clf is None or not self._quiet_before or self.dirty.any()
-                or self._reading is not None):
+        if self._known is None or self._clf is None or not self._quiet_before or self.dirty.any():
             return False
         doubt = self.config.doubt
         self.last_witness = witness(self.probs, self.offset, board_ids(self._known, "game position"),
@@ -805,9 +784,10 @@ class BoardReader:
         return False
 
     # ------------------------------------------------------------------ reading points
-    def _take_looks(self, idx: np.ndarray, looks: np.ndarray) -> None:
-        """Each point's look (vision.looks, from its crops); a new array, so that Observations
+    def _take_looks(self, idx: np.ndarray, crops: np.ndarray) -> None:
+        """Each point's look (vision.looks) from its crops; a new array, so that Observations
         handed out before keep the looks they had."""
+        looks = disc_looks(crops)
         if self.looks is None or self.looks.shape != (NUM_POINTS, looks.shape[1]):
             self.looks = np.zeros((NUM_POINTS, looks.shape[1]), np.float32)
         else:
@@ -820,85 +800,14 @@ class BoardReader:
         self._forget_discs()
 
     def _forget_discs(self) -> None:
-        """A new lattice: the disc meter's last fits were measured against another one, and a read
-        still on the read thread is of the old one (its points are read again)."""
-        self._drop_read()
+        """A new lattice: the disc meter's last fits were measured against another one."""
         if self._discs is not None:
             self._discs.forget()
 
-    # ------------------------------------------------------------------ reading points
-    def _read_points(self, frame: np.ndarray, h: np.ndarray, idx: np.ndarray,
-                     reads: PointReads | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Points read on the lattice h: their probabilities, disc offsets and looks (`reads`: the
-        model's reading of them already made, by a board search)."""
-        assert self._clf is not None
-        if reads is None:
-            reads = self._clf.run(frame, h, idx)
-        probs = reads.probs.astype(np.float32)
-        return probs, self._disc_offsets(frame, h, idx, probs, reads.offsets), disc_looks(reads.crops)
-
-    def _put_read(self, idx: np.ndarray, read: tuple[np.ndarray, np.ndarray, np.ndarray], t: float) -> None:
-        """A read of points taken: the points are looked at again on the quiet frames that follow."""
-        probs, offsets, looks = read
-        self.probs[idx] = probs
-        self.offset[idx] = offsets
-        self._take_looks(idx, looks)
-        self._look_again[:] = False
-        self._look_again[idx] = True
-        self._look_again_until = t + LOOK_AGAIN_S
-
-    def _start_read(self, frame: np.ndarray, idx: np.ndarray, reads: PointReads | None) -> None:
-        """Read the points on the read thread (SearchConfig.read_thread); until the answer is taken
-        they are reported unread (Observation.unread)."""
-        assert self.h is not None
-        job = partial(self._read_points, frame.copy(), self.h.copy(), idx, reads)
-        self._reading = _Reading(idx, self.lattices, self._t, self._read_worker.submit(job))
-
-    def _take_read(self, t: float) -> None:
-        """The read thread's answer, once it is ready (a read of another lattice was dropped)."""
-        pending = self._reading
-        if pending is None or not pending.answer.done():
-            return
-        self._reading = None
-        read = pending.answer.result().value
-        if pending.lattice == self.lattices:
-            self._put_read(pending.points, read, t)
-        else:
-            self.dirty[pending.points] = True
-
-    def _drop_read(self) -> None:
-        """The lattice changes: the read on the thread is of the old one. It is waited for (the
-        disc meter is not to be changed under it) and its points are read again."""
-        pending, self._reading = self._reading, None
-        if pending is not None:
-            pending.answer.exception()
-            self.dirty[pending.points] = True
-
-    def _wait_for_read(self, t: float) -> None:
-        """On a quiet board, a read on the thread longer than its points take on a machine keeping
-        up (SearchConfig.read_wait_s, read_wait_per_point_s; source time) is waited for and taken:
-        the machine is behind its camera, and frames served while the read waits show the tracker
-        no board it can settle on (moves made meanwhile would be seen together)."""
-        pending, cfg = self._reading, self.config.search
-        if pending is not None and t - pending.t >= cfg.read_wait_s + cfg.read_wait_per_point_s * len(pending.points):
-            pending.answer.exception()
-            self._take_read(t)
-
-    def _unread(self, quiet: bool) -> np.ndarray | None:
-        """The points whose read is on the read thread, and on a quiet board those waiting to be
-        read after it (what they show is older than the board's last stir); None when none is."""
-        if self._reading is None and not (quiet and self.config.search.read_thread and self.dirty.any()):
-            return None
-        out = self.dirty.copy() if quiet else np.zeros(NUM_POINTS, bool)
-        if self._reading is not None:
-            out[self._reading.points] = True
-        return out
-
-    def _disc_offsets(self, frame: np.ndarray, h: np.ndarray, idx: np.ndarray, probs: np.ndarray,
-                      model_offsets: np.ndarray) -> np.ndarray:
+    def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
         from .disc import CentredRead, DiscMeter
-        assert self._clf is not None, "disc offsets are measured on a classified board"
+        assert self._clf is not None and self.h is not None, "disc offsets are measured on a locked, classified board"
         m = self._clf.model
         if self._discs is None:
             self._discs = DiscMeter(self.config.discs)
@@ -909,7 +818,7 @@ class BoardReader:
 
         def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
             return recentre(img, h, pts, off).probs
-        return self._discs.offsets(frame, h, idx, probs, model_offsets, classify, height=m.crop_height,
+        return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height,
                                    recentre=recentre)
 
     # ------------------------------------------------------------------ the frame path
@@ -960,7 +869,6 @@ class BoardReader:
         cfg = self.config.static
         if (ref is None or self.lock is None or self.h is None or t - self._static_t >= cfg.max_idle_s
                 or self._asked is not None or self._adapting is not None or self._anchor_board is not None
-                or self._reading is not None
                 or self._slid_t is not None or self.dirty.any() or t <= self._look_again_until
                 or not self._quiet_before or self._audit_due(t)
                 or (self._recheck_t is not None and t >= self._recheck_t) or not self.hands.can_idle()):
@@ -994,7 +902,6 @@ class BoardReader:
         self._frame, self._t = frame_bgr, t
         self._take_answer(frame_bgr, gray, t)
         self._take_fit()
-        self._take_read(t)
         hidden_prev = self._hidden
         if self.lock is not None:
             res = self.lock.check(gray, hidden_prev)
@@ -1024,26 +931,26 @@ class BoardReader:
         if self._asked is not None and self._asked.frame_no < self._frames and not hs.quiet:
             self._asked.stirred = True
         self.dirty |= hs.hidden | hs.moving
-        if hs.quiet and self._clf is not None and self.config.search.read_thread:
-            self._wait_for_read(t)
         if hs.quiet and self.dirty.any() and self._clf is not None:
             idx = np.flatnonzero(self.dirty)
-            if not self.config.search.read_thread:
-                self._put_read(idx, self._read_points(frame_bgr, self.h, idx, None), t)
-                self.dirty[:] = False
-            elif self._reading is None:
-                self._start_read(frame_bgr, idx, None)
-                self.dirty[:] = False
-        elif hs.quiet and self._clf is not None and t <= self._look_again_until and self._reading is None:
+            reads = self._clf.run(frame_bgr, self.h, idx)
+            self.probs[idx] = reads.probs
+            self.offset[idx] = self._disc_offsets(frame_bgr, idx, reads.probs, reads.offsets)
+            self._take_looks(idx, reads.crops)
+            self._look_again[:] = False
+            self._look_again[idx] = True
+            self._look_again_until = t + LOOK_AGAIN_S
+            self.dirty[:] = False
+        elif hs.quiet and self._clf is not None and t <= self._look_again_until:
             idx = np.flatnonzero(self._look_again)
-            self._take_looks(idx, disc_looks(self._clf.model.extract(frame_bgr, self.h, points=idx.tolist())))
+            self._take_looks(idx, self._clf.model.extract(frame_bgr, self.h, points=idx.tolist()))
         elif hs.quiet and self._clf is None:
             self.dirty[:] = False
         if self._watch.unquiet_too_long(t, hs.quiet) and self._known is not None and self._watch.allow(t):
             self._want_anchor(self._known)
         return Observation(t=t, frame_index=frame_index, pose=_pose(self.h, self.confidence), quiet=hs.quiet,
                            occluded=hs.hidden.copy(), probs=self.probs.copy(), offset=self.offset.copy(),
-                           looks=self.looks, lattice=self.lattices, unread=self._unread(hs.quiet))
+                           looks=self.looks, lattice=self.lattices)
 
     # ------------------------------------------------------------------ the game's position
     def game_position(self, board: str | None, disagrees: bool = False) -> None:

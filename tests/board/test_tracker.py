@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import pytest
-import numpy as np
 
 from synth import NoiseProfile, observations
 from board.explain import CLASS_LETTERS
-from board.tracker import Phase, Tracker
+from board.tracker import Tracker
 from rules import Position
 
 from board_helpers import incidents_of, match_incidents, moves_of, run_tracker
@@ -456,34 +455,3 @@ def test_plies_recorded_from_one_settle_say_so_and_name_the_orders_the_board_all
     assert m.extra["first_ply"] == 1 and not m.extra["order_known"]
     assert {" ".join(c) for c in m.extra["candidates"]} >= {"h2e2 h9g7 b0c2", "b0c2 h9g7 h2e2"}
     assert "cannot be told" in m.detail
-
-
-def test_frames_whose_points_are_still_being_read_are_no_evidence_and_settle_nothing():
-    # a live reader reads the points a hand left off its frame path (vision's read thread): until
-    # the read is taken its frames show those points as they were before the hand came, flagged
-    # unread. The tracker settles on the first frame read whole, not on the stale board.
-    from dataclasses import replace
-
-    s = Script(seed=7).quiet(0.5)
-    s.move("h2e2").quiet(0.8)
-    obs = list(observations(s.frames, NoiseProfile(seed=7)))
-    busy = [k for k, o in enumerate(obs) if not o.quiet or o.occluded.any()]
-    first = busy[-1] + 1
-    stale = np.zeros(90, bool)
-    stale[[idx("h2"), idx("e2"), idx("g2"), idx("f2"), idx("d2")]] = True
-    for k in range(first, first + 8):
-        probs = obs[k].probs.copy()
-        probs[stale] = obs[0].probs[stale]
-        obs[k] = replace(obs[k], probs=probs, unread=stale)
-    tr = Tracker()
-    events = []
-    for o in obs[:first + 8]:
-        events.extend(tr.feed(o))
-    assert tr.state == Phase.ACTIVE and moves_of(events) == []     # the hand's episode not settled yet
-    for o in obs[first + 8:]:
-        events.extend(tr.feed(o))
-    events.extend(tr.finish())
-    assert moves_of(events) == ["h2e2"]
-    assert incidents_of(events) == []
-    move = next(e for e in events if e.type == "move")
-    assert move.t >= obs[first + 8].t
