@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -131,6 +131,8 @@ class FoundBoard:
     polarity: int                   # lines darker (+1) or lighter (-1) than the board
     score: float                    # the lattice search's score (LockDoubtConfig compares it)
     reads: PointReads | None        # None when no classifier was given
+    disc_offsets: np.ndarray | None = None   # (90, 2) measured on the discs of the searched frame ...
+    discs: "DiscMeter | None" = None         # ... by this meter (a live search's, _measured_search_job)
 
 
 SURE_PIECE = 0.8   # a point read as one piece with at least this probability (and empty below 1 - it)
@@ -379,6 +381,35 @@ def _search_job(search: "SearchFn", frame: np.ndarray, classifier: "_Classify | 
         return None
 
 
+def _measure_discs(meter: "DiscMeter", clf: "_Classify", frame: np.ndarray, h: np.ndarray, idx: np.ndarray,
+                   probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
+    """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
+    from .disc import CentredRead
+    m = clf.model
+
+    def recentre(img: np.ndarray, hh: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
+        read = m.predict_full(m.extract(img, hh, offsets=off, points=pts.tolist()))
+        return CentredRead(read.probs, read.offsets)
+
+    def classify(img: np.ndarray, hh: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
+        return recentre(img, hh, pts, off).probs
+    return meter.offsets(frame, h, idx, probs, model_offsets, classify, height=m.crop_height, recentre=recentre)
+
+
+def _measured_search_job(search: "SearchFn", frame: np.ndarray, classifier: "_Classify", meter: "DiscMeter",
+                         exclude: tuple[np.ndarray, ...]) -> FoundBoard | None:
+    """A live source's search for a board not yet locked, with the discs of the board found
+    measured on the same frame by `meter` (a copy of the reader's, its fits forgotten): the lock
+    then takes the search's whole reading without a full read on the frame path (0.3-0.5 s), and
+    the offsets belong to the frame and lattice the pieces were read on."""
+    found = _search_job(search, frame, classifier, exclude)
+    if found is None or found.reads is None:
+        return found
+    offsets = _measure_discs(meter, classifier, frame, found.homography, np.arange(NUM_POINTS),
+                             found.reads.probs.astype(np.float32), found.reads.offsets)
+    return replace(found, disc_offsets=offsets.astype(np.float32), discs=meter)
+
+
 def _locate_and_read_now(frame: np.ndarray, classifier: "_Classify | None",
                          exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
     """locate_and_read as this module holds it at the moment of the call (tests replace it)."""
@@ -545,7 +576,12 @@ class BoardReader:
         if found.reads is not None:
             assert self._clf is not None, "a board search reads pieces only with a classifier"
             self.probs = found.reads.probs.astype(np.float32)
-            self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, found.reads.offsets)
+            if found.disc_offsets is not None and found.discs is not None:
+                # measured by the search, on its own frame and lattice (a live source's)
+                self._discs = found.discs
+                self.offset = found.disc_offsets.copy()
+            else:
+                self.offset = self._disc_offsets(frame, np.arange(NUM_POINTS), self.probs, found.reads.offsets)
             self.looks = disc_looks(found.reads.crops)
             self.dirty[:] = False
         else:
@@ -579,6 +615,9 @@ class BoardReader:
     def _ask_search(self, kind: str, frame: np.ndarray, exclude: tuple[np.ndarray, ...] = ()) -> None:
         """A board search of (a copy of) this frame on the search thread."""
         search = self._acquire_search if kind == "acquire" else self._search
+        if kind == "acquire" and self._clf is not None:
+            self._ask(kind, partial(_measured_search_job, search, frame.copy(), self._clf, self._fresh_meter(), exclude))
+            return
         self._ask(kind, partial(_search_job, search, frame.copy(), self._clf, exclude))
 
     def _ask_checks(self, frame: np.ndarray, gray: np.ndarray, t: float, slid: bool) -> None:
@@ -804,22 +843,23 @@ class BoardReader:
         if self._discs is not None:
             self._discs.forget()
 
+    def _fresh_meter(self) -> "DiscMeter":
+        """A disc meter for a new lattice: the reader's (the set's disc radius it learnt kept), its
+        fits forgotten; a copy, so that a search thread may use it while the frames go on."""
+        import copy
+
+        from .disc import DiscMeter
+        meter = DiscMeter(self.config.discs) if self._discs is None else copy.deepcopy(self._discs)
+        meter.forget()
+        return meter
+
     def _disc_offsets(self, frame: np.ndarray, idx: np.ndarray, probs: np.ndarray, model_offsets: np.ndarray) -> np.ndarray:
         """Offsets measured on the discs themselves (vision.disc): the model's estimate is 2-3x short."""
-        from .disc import CentredRead, DiscMeter
+        from .disc import DiscMeter
         assert self._clf is not None and self.h is not None, "disc offsets are measured on a locked, classified board"
-        m = self._clf.model
         if self._discs is None:
             self._discs = DiscMeter(self.config.discs)
-
-        def recentre(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
-            read = m.predict_full(m.extract(img, h, offsets=off, points=pts.tolist()))
-            return CentredRead(read.probs, read.offsets)
-
-        def classify(img: np.ndarray, h: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
-            return recentre(img, h, pts, off).probs
-        return self._discs.offsets(frame, self.h, idx, probs, model_offsets, classify, height=m.crop_height,
-                                   recentre=recentre)
+        return _measure_discs(self._discs, self._clf, frame, self.h, idx, probs, model_offsets)
 
     # ------------------------------------------------------------------ the frame path
     def process(self, frame_bgr: np.ndarray, t: float, frame_index: int) -> Observation:

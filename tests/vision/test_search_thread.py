@@ -154,3 +154,23 @@ def test_a_failed_search_on_the_thread_is_no_board(vsim):
 def test_a_live_search_share_outside_0_1_is_refused(share):
     with pytest.raises(ValueError, match="live_share"):
         ReaderConfig.for_source(live=True, share=share)
+
+
+def test_a_live_lock_takes_the_discs_its_search_measured_on_the_searched_frame(vsim):
+    # the search thread measures the discs of the board it found (a full read with disc offsets:
+    # a few tenths of a second) on the frame it searched: the frame that takes the lock reads
+    # nothing more, and the offsets equal those a file's reader measures on the same picture
+    img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
+    img = np.ascontiguousarray(img)
+    reader = BoardReader(config=ReaderConfig.for_source(live=True))
+    served = _Live(img).serve(reader, lambda obs: obs.pose is not None)
+    taken = served[-1][2]
+    taking_s = served[-1][1] - served[-1][0]
+    file_reader = BoardReader()
+    start = time.perf_counter()
+    from_file = file_reader.process(img, 0.0, 0)      # the search and the full read, on the frame path
+    assert taking_s < 0.3 * (time.perf_counter() - start)
+    assert np.array_equal(taken.pose.homography, from_file.pose.homography)
+    assert np.array_equal(taken.probs, from_file.probs)
+    assert np.abs(taken.offset).max() > 0 and np.array_equal(taken.offset, from_file.offset)
+    assert not reader.dirty.any()
