@@ -7,8 +7,8 @@ times, per frame, `process()` and the whole loop body on the recorder's thread (
 journal, evidence), pinned to one core. Figures: median, p99 and max in ms, frames over the
 reader's budget (vision.config.SearchConfig.frame_budget_s: the reader's own count for process(), and
 the loop body's), searches and their seconds, frames a live reader dropped. Wall time on one core
-includes what the reader's search thread takes meanwhile; the
-`*_cpu_ms` figures are the recorder thread's own CPU time, the work that holds it.
+includes what the reader's search thread takes meanwhile; the `*_cpu_ms` figures are the recorder
+thread's own CPU time, the work that holds it.
 
 Clips: the bundled demo clip, and a steep side view rendered by the sim (cached in the bench cache).
 

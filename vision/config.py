@@ -173,10 +173,12 @@ class SearchConfig(CheckedSettings):
 
     `quick_acquire`: a live source's search for a board not yet locked is find_lattice's quick
     search (its first pass; the whole search where that finds nothing). A board that shows itself
-    clearly is found the same; one that does not (a steep side view: 0.7 s of CPU against 3.5 s)
-    is locked on the first pass's lattice, which then scores under LockDoubtConfig.doubt_below,
-    so the whole search checks it a second later on the search thread while the lock serves
-    frames. On a busy machine the board is locked while there is still play to follow."""
+    clearly is found at the same pass; one that does not (a steep side view: 0.7 s of CPU against
+    3.5 s) is locked on the first pass's lattice, and the whole search checks it on the search
+    thread while the lock serves frames: a second later as a doubted lock's recheck where its
+    score is under LockDoubtConfig.doubt_below (= the search's `clear_board`), and in any case as
+    the audit of a new lock (`audit_first_s`, unless the known position reads on it). On a busy
+    machine the board is locked while there is still play to follow."""
 
     relock_every_frames: int = 3
     live_share: float | None = None

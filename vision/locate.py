@@ -1075,12 +1075,13 @@ def find_lattice(image: np.ndarray, rng_seed: int = 0, exclude: tuple[np.ndarray
     because the pieces read on them are implausible; candidates on the same lattice are passed
     over so the next best is returned.
 
-    `quick`: the first look's first pass alone. A board that shows itself clearly (a score over
-    the search's `clear_board`) is found just as by the whole search, which stops there too; one
-    that does not is found at a fraction of the cost (a steep side view: 0.7 s of CPU against
-    3.5 s, the same lattice on the rig's eight views and ten of twelve real photos; the other two
-    not found), with a score below `clear_board`: for a caller that checks such a lattice again
-    with the whole search (a live reader's doubted lock).
+    `quick`: the first look's first pass alone. Where that pass finds a clear board (a judged
+    score over the search's `clear_board`) the whole search stops at the same pass too, though it
+    may still take its finer look (a fit under `fine_look_below_score`, a small board). Where it
+    does not, the quick search is a fraction of the cost (a steep side view: 0.7 s of CPU against
+    3.5 s; the same lattice on the rig's eight views and ten of twelve real photos, the other two
+    not found): for a caller that checks such a lattice again with the whole search (a live
+    reader's lock, doubted below `doubt_below` and audited a second after it is taken).
     """
     gray_full = to_gray(image, config)
     H, W = gray_full.shape

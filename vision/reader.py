@@ -418,10 +418,9 @@ def _locate_and_read_now(frame: np.ndarray, classifier: "_Classify | None",
 
 def _quick_then_whole(frame: np.ndarray, classifier: "_Classify | None",
                       exclude: tuple[np.ndarray, ...] = ()) -> FoundBoard:
-    """The quick search (find_lattice's first pass), the whole one where it finds no board. A
-    lattice found unclearly scores under LockDoubtConfig.doubt_below (= the search's
-    `clear_board`), so the lock taken on it is searched again with the whole search a second
-    later, on the search thread while the lock serves frames (SearchConfig.quick_acquire)."""
+    """The quick search (find_lattice's first pass), the whole one where it finds no board. The
+    lock taken on its lattice is searched again with the whole search on the search thread while
+    it serves frames: a doubted lock's recheck, the new lock's audit (SearchConfig.quick_acquire)."""
     try:
         return locate_and_read(frame, classifier, exclude=exclude, quick=True)
     except BoardNotFoundError:

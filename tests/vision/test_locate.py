@@ -30,12 +30,11 @@ def test_board_found_within_a_pixel(vsim, seed, look, tilt, azimuth):
     assert geo.is_proper(h)  # never mirrored: only the red side is left open without the pieces
 
 
-
 @pytest.mark.parametrize("seed,look,tilt,azimuth", CASES)
 def test_the_quick_search_finds_the_same_lattice_and_says_when_it_was_not_sure(vsim, seed, look, tilt, azimuth):
     # the quick search (a live reader's first) stops after the first pass: the lattice the whole
     # search finds; where the first pass found no clear board (under the search's clear_board)
-    # the reader doubts the lock (doubt_below) and checks it with the whole search
+    # the reader doubts the lock (doubt_below, no lower) and checks it with the whole search
     from vision.config import DEFAULT_READER
     from vision.locate import DEFAULT_LOCATE, same_lattice
     img = np.ascontiguousarray(vsim.still(seed, look=look, tilt=tilt, azimuth=azimuth)[0])
