@@ -277,6 +277,75 @@ class IncidentEvent:
 
 
 @dataclass
+class ReviewNote:
+    """Evidence of an incident too weak to accuse a player of, for the arbiter to look at: a
+    hand's rest, a disc's turn or shift that the evidence model (board/incidents/weigh.py) scores
+    below the accusation threshold.
+
+    Why its own line and not an incident with a flag: an arbiter's tool keeps accusations and
+    hints apart everywhere (the incident ids an arbiter rules on, the counts a hall shows, what a
+    benchmark scores), and a reader that knows only `incident` lines must never count a note as
+    one. `score` is the model's probability that the incident happened (0-1); `signals` the
+    physical measures it was computed from (also in `extra`). The fields are an incident's.
+    """
+
+    t: float
+    ply: int
+    kind: str
+    side: Side | None
+    points: list[int]
+    detail: str
+    score: float
+    frames: dict[str, int] = field(default_factory=dict)
+    evidence: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    wall: str | None = field(default=None, kw_only=True)
+
+    type: ClassVar[str] = "review_note"
+    _KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"type", "t", "ply", "kind", "side", "points", "detail", "score", "frames", "evidence", "wall"})
+
+    def __post_init__(self) -> None:
+        if self.kind not in INCIDENT_KINDS:
+            raise ValueError(f"unknown incident kind {self.kind!r}; known: {', '.join(INCIDENT_KINDS)}")
+        if not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"a review note's score is a probability in [0, 1], not {self.score}")
+
+    @classmethod
+    def of(cls, inc: IncidentEvent, score: float) -> "ReviewNote":
+        """The note an incident's evidence makes when it is too weak to accuse on."""
+        return cls(inc.t, inc.ply, inc.kind, inc.side, list(inc.points), inc.detail, float(score),
+                   dict(inc.frames), dict(inc.evidence), {k: v for k, v in inc.extra.items() if k != "score"})
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "type": "review_note", "t": round(self.t, 3), "ply": self.ply, "kind": self.kind,
+            "side": self.side, "points": [point_name(p) for p in self.points],
+            "detail": self.detail, "score": round(self.score, 3), "frames": dict(self.frames),
+        }
+        if self.evidence:
+            d["evidence"] = dict(self.evidence)
+        d.update(self.extra)
+        return _with_wall(d, self.wall)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ReviewNote":
+        k = "review_note"
+        kind = _req(d, "kind", k, str)
+        if kind not in INCIDENT_KINDS:
+            raise EventFormatError(f"review_note event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
+        score = _req(d, "score", k, float)
+        if not 0.0 <= score <= 1.0:
+            raise EventFormatError(f"review_note event: score {score!r} is not a probability in [0, 1]")
+        return cls(
+            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=kind,
+            side=_as(d, "side", k, _side_or_none, None), points=_as(d, "points", k, _points, []),
+            detail=_as(d, "detail", k, str, ""), score=score, frames=_as(d, "frames", k, _int_dict, {}),
+            evidence=_as(d, "evidence", k, _names, {}),
+            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+
+
+@dataclass
 class TrackingEvent:
     """A change in how well the tracker follows the game.
 
@@ -592,10 +661,10 @@ class IncidentRetracted:
             extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
 
 
-Event = MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent
+Event = MoveEvent | IncidentEvent | IncidentRetracted | ReviewNote | TrackingEvent
 """What the tracker and the clock referee report."""
 
-JournalEvent = (MoveEvent | IncidentEvent | IncidentRetracted | TrackingEvent | ClockEvent | GameEndEvent
+JournalEvent = (MoveEvent | IncidentEvent | IncidentRetracted | ReviewNote | TrackingEvent | ClockEvent | GameEndEvent
                 | ArbiterCorrection)
 """Any journal line of the board's types (a ruling is live/rulings.py's)."""
 
@@ -603,6 +672,7 @@ _BY_TYPE: dict[str, Callable[[Mapping[str, Any]], JournalEvent]] = {
     "move": MoveEvent.from_dict,
     "incident": IncidentEvent.from_dict,
     "incident_retracted": IncidentRetracted.from_dict,
+    "review_note": ReviewNote.from_dict,
     "tracking": TrackingEvent.from_dict,
     "clock": ClockEvent.from_dict,
     "game_end": GameEndEvent.from_dict,

@@ -34,6 +34,7 @@ from rules.squares import placement_from_points
 from .corrector import Correction, CorrectorConfig
 from .episode import CameraConfig, CameraWatch, Episode, Settled
 from .events import Event, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent, TrackingStatus, point_name
+from .incidents.weigh import EvidenceModel, default_model
 from .explain import (CLASS_LETTERS, ExplainConfig, Explanation, board_classes, explain, log_readings,
                       physical_move)
 from . import incidents as incident_rules
@@ -73,6 +74,8 @@ class TrackerConfig:
     long_rest_factor: float = 3.0    # an arm at rest this many rest_settle_s: an unexplained change in view counts
     explain: ExplainConfig = field(default_factory=ExplainConfig)
     incidents: incident_rules.IncidentConfig = field(default_factory=incident_rules.IncidentConfig)
+    # weighs what a hand did (touch, re-touch) into an accusation or a review note; None: the rules alone
+    evidence: EvidenceModel | None = field(default_factory=default_model)
     camera: CameraConfig = field(default_factory=CameraConfig)   # when the camera counts as moving (a bump)
 
     def window(self) -> WindowConfig:
@@ -153,7 +156,7 @@ class Tracker:
         self._looks: np.ndarray | None = None   # the latest frame's looks (vision.looks), kept by each settle
         self._lattice = 0                       # the latest frame's lattice (vision.Observation.lattice), kept likewise
         self._held: HeldBoard | None = None     # the unexplained board last waited on, until a settle
-        self.incidents = incident_rules.IncidentTracker(self.cfg.incidents)
+        self.incidents = incident_rules.IncidentTracker(self.cfg.incidents, evidence=self.cfg.evidence)
         self._settle_cfg = self.cfg.settle()
         self._start_error_said = False
         self.locked_plies = 0

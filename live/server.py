@@ -476,6 +476,10 @@ class LiveHub:
         if self.extra_headers:
             d["headers"] = {**d.get("headers", {}), **self.extra_headers}
         d["warnings"] = list(game.warnings[-5:]) + list(self.warnings[-5:])
+        if not arbiter:
+            # review notes accuse nobody and are for the arbiter's eyes: weak evidence about a
+            # player is not shown to the audience of a stream
+            d["notes"] = []
         d["delay_s"] = self.delay_s
         d["delayed"] = public
         d["eval"] = self.analyser.view(game.fen) if self.analyser is not None else None
@@ -636,6 +640,9 @@ class LiveApp:
 
     async def evidence(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
+        if name.startswith("note") and not self.is_arbiter(request):
+            # a review note's images: the arbiter's alone (see `state`)
+            raise web.HTTPNotFound(text=f"no evidence file {name[:80]!r}", headers={"Content-Security-Policy": "sandbox"})
         if self._delayed_for(request):
             # under a delay, only the evidence of incidents the public already sees (a still is the board live)
             assert self.hub is not None

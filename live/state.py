@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from board.events import (EVENT_TYPES, ArbiterCorrection, ClockEvent, EventFormatError, GameEndEvent, IncidentEvent,
-                          IncidentRetracted, MoveEvent, TrackingEvent, event_from_dict, point_name)
+                          IncidentRetracted, MoveEvent, ReviewNote, TrackingEvent, event_from_dict, point_name)
 from rules import START_FEN, Move, Position, RulesError
 from rules.notation import format_move
 
@@ -95,6 +95,32 @@ class IncidentView:
 
 
 @dataclass
+class NoteView:
+    """One journalled review note: evidence too weak to accuse on (board.events.ReviewNote), shown
+    to the arbiter with its score and images, never counted or ruled on as an incident."""
+
+    id: int
+    kind: str
+    side: str | None
+    ply: int
+    t: float
+    wall: str
+    points: list[str]
+    detail: str
+    score: float
+    evidence: dict[str, str] = field(default_factory=dict)
+    frames: dict[str, int] = field(default_factory=dict)
+    set_aside: str = ""            # the rule that put the evidence down to something else, if one did
+    detail_zh: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "side": self.side, "ply": self.ply, "t": self.t,
+                "wall": self.wall, "points": list(self.points), "detail": self.detail, "score": self.score,
+                "evidence": dict(self.evidence), "frames": dict(self.frames), "set_aside": self.set_aside,
+                "detail_zh": self.detail_zh}
+
+
+@dataclass
 class ClockView:
     """The clock as last reported: time left per side (ms) and whose time is running.
 
@@ -130,6 +156,7 @@ class LiveGame:
         self.headers: dict[str, str] = {}
         self.plies: list[PlyView] = []
         self.incidents: list[IncidentView] = []
+        self.notes: list[NoteView] = []
         self.sync = SYNC_READING
         self.sync_detail = ""
         self.clocks: ClockView | None = None
@@ -178,6 +205,8 @@ class LiveGame:
             self._incident(ev)
         elif isinstance(ev, IncidentRetracted):
             self._retracted(ev)
+        elif isinstance(ev, ReviewNote):
+            self._note(ev)
         elif isinstance(ev, ClockEvent):
             self._clock(ev)
         elif isinstance(ev, GameEndEvent):
@@ -275,6 +304,15 @@ class LiveGame:
             ident, e.kind, side, e.ply, float(e.t), e.wall or "",
             points, e.detail, dict(e.frames), dict(e.evidence), detail_zh=detail_zh))
 
+    def _note(self, e: ReviewNote) -> None:
+        ident = _int_or_none(e.extra.get("note")) or len(self.notes) + 1
+        side = str(e.side) if e.side is not None else None
+        points = [point_name(p) for p in e.points]
+        detail_zh = incident_detail_zh(e.kind, side, points, self.fen_at(e.ply - 1), self.fen_at(e.ply), e.extra)
+        self.notes.append(NoteView(ident, e.kind, side, e.ply, float(e.t), e.wall or "", points, e.detail,
+                                   float(e.score), dict(e.evidence), dict(e.frames),
+                                   str(e.extra.get("set_aside") or ""), detail_zh))
+
     def _retracted(self, e: IncidentRetracted) -> None:
         for inc in self.incidents:
             if inc.id == e.incident:
@@ -363,6 +401,7 @@ class LiveGame:
             "turn": "red" if self.fen.split()[1] in ("w", "r") else "black",
             "clocks": self.clocks.to_dict() if self.clocks is not None else None,
             "incidents": [i.to_dict() for i in self.incidents],
+            "notes": [n.to_dict() for n in self.notes],
             "sync": self.sync, "sync_text": SYNC_TEXT.get(self.sync, self.sync), "sync_detail": self.sync_detail,
             "plies": [p.to_dict() for p in self.plies], "result": self.result, "end_reason": self.end_reason,
             "results": [dict(r) for r in self.results], "corrections": [dict(c) for c in self.corrections],

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from rules import Move, Position, Side
 
 from board.events import ArbiterCorrection
-from board.events import Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, TrackingEvent, TrackingStatus
+from board.events import (Event, GameEndEvent, IncidentEvent, IncidentRetracted, MoveEvent, ReviewNote, TrackingEvent,
+                          TrackingStatus)
 from board.sync import SyncState
 from .journal import EVENTS_NAME, DiskBudget, Journal, JournalError, free_bytes, load_game, write_game_pgn
 from board.tracker import Tracker, TrackerConfig
@@ -153,6 +154,7 @@ class Recorder:
         self._evidence_on = evidence
         # incident ids (1, 2, 3…, the arbiter's handle: `xqtrack rule DIR ID`) go on after a resume
         self._n_incident = sum(1 for e in game.events if e.get("type") == "incident") if resume else 0
+        self._n_note = sum(1 for e in game.events if e.get("type") == "review_note") if resume else 0
         # live set-up view (live/setupframe.py): called with (frame, observation) for every frame read
         self.frame_hook: Callable[[Any, Any], None] | None = None
         self.last_clock_ms: dict[str, int] | None = None
@@ -384,6 +386,20 @@ class Recorder:
             line = self._write(ev)
             self.incidents.append(line)
             self.on_line(f"  ! {ev.kind} ({ev.side or '-'}) at ply {ev.ply}, t={line['t']:.1f} s: {ev.detail}")
+        elif isinstance(ev, ReviewNote):
+            # evidence too weak to accuse on: journalled with its images for the arbiter to look
+            # at, numbered apart from the incidents an arbiter rules on
+            self._n_note += 1
+            ev.extra.setdefault("note", self._n_note)
+            if self.evidence is not None and self._evidence_allowed():
+                stem = f"note{self._n_note:03d}_ply{ev.ply:03d}_{ev.kind}"
+                try:
+                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points) or ev.evidence
+                except (OSError, ValueError) as exc:
+                    ev.extra["evidence_error"] = str(exc)
+            line = self._write(ev)
+            self.on_line(f"  ? review note ({ev.kind}, {ev.side or '-'}, score {ev.score:.2f}) at ply {ev.ply}, "
+                         f"t={line['t']:.1f} s: {ev.detail}")
         elif isinstance(ev, IncidentRetracted):
             # the incident's id was given above when it was written; the line names it
             line = self._write(ev)

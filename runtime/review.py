@@ -70,6 +70,8 @@ table.plies-t td.fen{font-family:monospace;font-size:.78em;color:#555;word-break
 .fix{border-left:5px solid #36c;background:#f3f7ff;margin:.6em 0;padding:.4em .8em}
 .tl li.arbiter{border-color:#36c;background:#f3f7ff} .tl li.post{border-color:#bbb;color:#777}
 .arb{margin:.4em 0}.arb button{margin-right:.4em}.arb input{width:18em}
+.note{border-left:5px solid #c90;background:#fffbea;margin:1em 0;padding:.6em .9em}
+.note h3{margin:.1em 0 .3em;font-size:1em;color:#850}.tl li.note{border-color:#c90;background:#fffbea}
 """
 
 def _e(x: Any) -> str:
@@ -144,6 +146,36 @@ def _evidence_frames(out_dir: Path | None, evidence: dict[str, str]) -> dict[str
         return {}
 
 
+def _evidence_figures(folder: Path | None, ev: dict[str, str], frames: dict[str, int]) -> list[str]:
+    """An incident's or a note's images: clip, crop and stills, captioned with the frames the files show."""
+    from live.labels import label
+
+    if not ev:
+        return []
+    shown = _evidence_frames(folder, ev)
+    out: list[str] = []
+    out.append("<div class='ev'>")
+    if "clip" in ev:
+        span = shown.get("clip")
+        cap = (f"{label('clip')} · {label('frame')} {span[0]}–{span[1]}"
+               if isinstance(span, list) and len(span) == 2 else label("clip"))
+        out.append(f"<figure><video class='clip' src='{_e(ev['clip'])}' controls muted loop preload='auto'>"
+                   f"</video><figcaption>{_e(cap)}</figcaption></figure>")
+    if "crop" in ev:
+        out.append(f"<figure><a href='{_e(ev['crop'])}'><img class='crop' src='{_e(ev['crop'])}' "
+                   f"alt='crop'></a><figcaption>{_e(label('crop'))} · {_e(label('frame'))} "
+                   f"{_e(shown.get('crop', frames.get('during', '?')))}</figcaption></figure>")
+    for role in ("before", "during", "after"):
+        if role in ev:
+            src = _e(ev[role])
+            frame = shown.get(role, frames.get(role, "?"))
+            out.append(f"<figure><a href='{src}'><img src='{src}' alt='{role}'></a>"
+                       f"<figcaption>{_e(label(role))} · {_e(label('frame'))} {_e(frame)}"
+                       f"</figcaption></figure>")
+    out.append("</div>")
+    return out
+
+
 def render_review(events: list[dict[str, Any]], warnings: list[str] | None = None,
                   out_dir: str | Path | None = None, folder_shown: str | None = None) -> str:
     """The review page's HTML for a list of journal events (`out_dir` supplies game.pgn's clocks
@@ -173,6 +205,9 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
     out.append(f"<tr><td>{_e(label('incidents'))}</td><td>{len(game.incidents) - withdrawn}"
                + (f" <span class='meta'>(+{withdrawn} retracted after a correction)</span>" if withdrawn else "")
                + "</td></tr>")
+    if game.notes:
+        out.append(f"<tr><td>{_e(label('notes'))}</td><td><a href='#notes'>{len(game.notes)}</a> "
+                   f"<span class='meta'>({_e(label('notes_explain'))})</span></td></tr>")
     if game.result != "*" or game.end_reason:
         revised = (f" <span class='meta'>(revision {standing} of {len(game.results)}: see "
                    f"<a href='#results'>{_e(label('history'))}</a>)</span>" if len(game.results) > 1 else "")
@@ -250,28 +285,7 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
         if inc.retracted is not None:
             out.append(f"<div class='retraction'>retracted at t={float(inc.retracted.get('t', 0.0)):.1f} s: "
                        f"{_e(inc.retracted.get('reason', ''))}</div>")
-        shown = _evidence_frames(folder, inc.evidence)
-        ev = inc.evidence
-        if ev:
-            out.append("<div class='ev'>")
-            if "clip" in ev:
-                span = shown.get("clip")
-                cap = (f"{label('clip')} · {label('frame')} {span[0]}–{span[1]}"
-                       if isinstance(span, list) and len(span) == 2 else label("clip"))
-                out.append(f"<figure><video class='clip' src='{_e(ev['clip'])}' controls muted loop preload='auto'>"
-                           f"</video><figcaption>{_e(cap)}</figcaption></figure>")
-            if "crop" in ev:
-                out.append(f"<figure><a href='{_e(ev['crop'])}'><img class='crop' src='{_e(ev['crop'])}' "
-                           f"alt='crop'></a><figcaption>{_e(label('crop'))} · {_e(label('frame'))} "
-                           f"{_e(shown.get('crop', inc.frames.get('during', '?')))}</figcaption></figure>")
-            for role in ("before", "during", "after"):
-                if role in ev:
-                    src = _e(ev[role])
-                    frame = shown.get(role, inc.frames.get(role, "?"))
-                    out.append(f"<figure><a href='{src}'><img src='{src}' alt='{role}'></a>"
-                               f"<figcaption>{_e(label(role))} · {_e(label('frame'))} {_e(frame)}"
-                               f"</figcaption></figure>")
-            out.append("</div>")
+        out.extend(_evidence_figures(folder, inc.evidence, inc.frames))
         if inc.retracted is not None and not inc.ruling:
             pass   # withdrawn by the tracker: nothing left to rule on
         elif inc.ruling:
@@ -287,6 +301,19 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
             out.append(f"<div class='ruling pending'>{_e(label('ruling'))}: {_e(label('pending'))}"
                        f" <span class='meta cmd'>(xqtrack rule {_e(where)} {inc.id} --uphold | --dismiss)</span></div>")
         out.append("</div>")
+
+    if game.notes:
+        # weak evidence: shown with its score and images, never counted or ruled on as an incident
+        out.append(f"<h2 id='notes'>{_e(label('notes'))}</h2><p class='meta'>{_e(label('notes_explain'))}</p>")
+        for nv in game.notes:
+            out.append(f"<div class='note' id='note{nv.id}' data-note='{nv.id}' data-score='{nv.score:.3f}'>"
+                       f"<h3>{_e(label(nv.kind) if nv.kind in _KNOWN else nv.kind)} · {_e(label('score'))} "
+                       f"{nv.score:.2f}</h3>"
+                       f"<div>{_e(nv.side or '')} · <a href='#d{nv.ply}'>{_e(label('ply'))} {nv.ply}</a> · "
+                       f"t={nv.t:.1f} s · {_e(_local(nv.wall))} · {_e(label('points'))} {_e(', '.join(nv.points) or '-')}"
+                       f"</div><div>{_e(nv.detail_zh)}</div><div>{_e(nv.detail)}</div>")
+            out.extend(_evidence_figures(folder, nv.evidence, nv.frames))
+            out.append("</div>")
 
     out.append("<h2>Timeline</h2><ul class='tl'>")
     closed = False     # an arbiter's result stands: later moves are the post-mortem
@@ -311,6 +338,10 @@ def render_review(events: list[dict[str, Any]], warnings: list[str] | None = Non
             ident = e.get("id", "")
             out.append(f"<li class='incident'>{t} <a href='#inc{_e(ident)}'>#{_e(ident)}</a> {_e(e.get('kind'))}"
                        f" · ply {_e(e.get('ply'))} · {_e(e.get('side') or '')}: {_e(e.get('detail', ''))}</li>")
+        elif typ == "review_note":
+            out.append(f"<li class='note'>{t} <a href='#note{_e(e.get('note', ''))}'>{_e(label('notes'))}</a> "
+                       f"{_e(e.get('kind'))} · ply {_e(e.get('ply'))} · {_e(e.get('side') or '')} · "
+                       f"{_e(label('score'))} {_e(e.get('score'))}: {_e(e.get('detail', ''))}</li>")
         elif typ == "incident_retracted":
             ident = e.get("incident", "")
             out.append(f"<li class='retracted'>{t} <a href='#inc{_e(ident)}'>#{_e(ident)}</a> {_e(e.get('kind'))}"

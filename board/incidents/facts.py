@@ -119,6 +119,7 @@ class PendingTouch:
     frames: dict[str, int]
     also: tuple[int, ...] = ()   # another own piece the fingertips may have been on (a broad hand)
     face_change: float = float("nan")   # how much the piece's face changed at that stretch's settle
+    signals: dict | None = None   # the hand's signals at that stretch (weigh.HandSignals.to_dict)
 
 
 @dataclass
@@ -230,6 +231,8 @@ class Findings:
 
     events: list[IncidentEvent] = field(default_factory=list)
     knocked: set[int] = field(default_factory=set)
+    # evidence the rules put aside, weighed for a review note (weigh.Candidate)
+    candidates: list = field(default_factory=list)
 
 
 IncidentRule = Callable[[SettleFacts, IncidentMemory, Findings], None]

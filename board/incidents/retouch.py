@@ -12,10 +12,12 @@ that came in over the last mover's own edge counts).
 """
 from __future__ import annotations
 
+from ..episode import Dwell
 from ..events import IncidentEvent, point_name
-from .facts import (Findings, IncidentMemory, SettleFacts, disc_shift, evidence_frames, face_unchanged,
+from .facts import (Findings, IncidentMemory, LastMove, SettleFacts, disc_shift, evidence_frames, face_unchanged,
                     handled_piece)
 from .hand import dwell_on, other_hand_longer
+from .weigh import Candidate, hand_signals
 
 
 def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
@@ -34,22 +36,34 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
     # its face, alone of all pieces, no longer matches itself after a hand covered it a while
     # (a disc turned under the fingers with no rest read, pushed less than a touch's offset)
     handled = handled_piece(s) == last.to_sq
+    hovered = None
     if hit is not None and not shifted and not handled and face_unchanged(s, last.to_sq):
         # fingertips read resting over it, and the piece read again exactly as it was: the hand
         # hovered over it (every re-touch measured on the bench changed the piece's face 0.11 or
         # more; a hand hovering leaves it exactly as it was)
-        hit = None
+        hovered, hit = hit, None
     if hit is None and not shifted and not handled:
+        if hovered is not None:
+            # put down to a hand hovering: weighed for a review note, not an accusation
+            found.candidates.append(Candidate(_retouch_event(s, last, hovered),
+                                              hand_signals(s, last.side, last.to_sq, hovered), "hovered"))
         return
     if hit is None and other_hand_longer(s.episode, last.side, last.to_sq):
         # moved or changed with no rest of the last mover's on it, while the other player's hand
         # lay over it longer: that hand did it (the opponent capturing the piece just put down,
         # the capture not yet read)
         return
+    ev = _retouch_event(s, last, hit)
+    ev.extra["signals"] = hand_signals(s, last.side, last.to_sq, hit).to_dict()
+    found.events.append(ev)
+    mem.last_move = None
+
+
+def _retouch_event(s: SettleFacts, last: LastMove, hit: Dwell | None) -> IncidentEvent:
+    """The re-touch incident of the piece `last` put down (`hit`: the rest read on it, if any)."""
     frames = evidence_frames(s.cfg, s.episode, s.after, last.to_sq)
     if hit is not None:
         frames["during"] = (hit.frame_start + hit.frame_end) // 2
-    found.events.append(IncidentEvent(s.t, s.ply, "retouch", last.side, [last.to_sq],
-                                      f"{last.side} touched the piece on {point_name(last.to_sq)} again after "
-                                      f"releasing it (move {last.ply})", frames=frames))
-    mem.last_move = None
+    return IncidentEvent(s.t, s.ply, "retouch", last.side, [last.to_sq],
+                         f"{last.side} touched the piece on {point_name(last.to_sq)} again after "
+                         f"releasing it (move {last.ply})", frames=frames)

@@ -44,6 +44,7 @@ from .facts import (Findings, IncidentConfig, IncidentMemory, PendingTouch, Sett
                     turned_beyond_noise, was_between)
 from .hand import (contacts, covered_during, other_hand_longer, released_at, steady_rests, tips,
                    under_fingers_seconds)
+from .weigh import Candidate, HandSignals, hand_signals
 
 
 def beside_displaced_disc(cfg: IncidentConfig, before: Settled, p: int) -> set[int]:
@@ -736,13 +737,16 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
         # the reply's rests lie in that earlier episode)
         found_by = MoverRests(replace(s, episode=mem.last_episode), mem, found.knocked)
         touch = touched_before_move(found_by)
-    if touch is not None and ((rest_a_point_off(s, touch) and not found_by.before_hand_over_moved(touch))
-                              or found_by.unseen_pick_up_read_beside(touch)
-                              or hovered(s, touch) or pick_up_read_short(s, touch)):
-        touch = None
+    if touch is not None:
+        aside = set_aside(s, found_by, touch)
+        if aside is not None:
+            # put down to something else: weighed for a review note, not an accusation
+            found.candidates.append(Candidate(_touch_event(s, touch, None), _signals(found_by.s, touch), aside))
+            touch = None
     if touch is not None and touch.dwell is not None:
         touch = handled_instead(rests, touch)
     from_pending: dict[str, int] | None = None
+    pending_signals: dict | None = None
     if touch is None:
         # the touch may have been its own hands-over-board stretch, the hand
         # lifted clear of the board before reaching for the piece it moved
@@ -759,19 +763,50 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
                     # stretch settled: the fingers were on the piece moved now, a point off
                     continue
                 touch = Touch([pt.point] + named[:1], None)
-                from_pending = pt.frames
+                from_pending, pending_signals = pt.frames, pt.signals
                 break
     if touch is None:
         touch = handled_before_move(rests)
     if touch is not None:
-        frames = evidence_frames(cfg, s.episode, s.after, touch.points[0])
-        if touch.dwell is not None:
-            frames["during"] = (touch.dwell.frame_start + touch.dwell.frame_end) // 2
-        elif from_pending is not None:
-            frames.update({k: v for k, v in from_pending.items() if k in ("before", "during")})
-        where = " or ".join(point_name(p) for p in touch.points)
-        found.events.append(IncidentEvent(s.t, s.ply, "touch_move_other", mover, list(touch.points) + [m.from_sq],
-                                          f"{mover} touched {where} then moved {m.iccs()}", frames=frames))
+        ev = _touch_event(s, touch, from_pending)
+        # the pending touch's rest lay in its own stretch: its signals were measured there
+        ev.extra["signals"] = pending_signals if pending_signals is not None else \
+            _signals(found_by.s if touch.dwell is not None else s, touch).to_dict()
+        found.events.append(ev)
+
+
+def _touch_event(s: SettleFacts, touch: Touch, from_pending: dict[str, int] | None) -> IncidentEvent:
+    """The touch_move_other incident of `touch` before the first move of s."""
+    mover, m = s.mover, s.moves[0]
+    frames = evidence_frames(s.cfg, s.episode, s.after, touch.points[0])
+    if touch.dwell is not None:
+        frames["during"] = (touch.dwell.frame_start + touch.dwell.frame_end) // 2
+    elif from_pending is not None:
+        frames.update({k: v for k, v in from_pending.items() if k in ("before", "during")})
+    where = " or ".join(point_name(p) for p in touch.points)
+    return IncidentEvent(s.t, s.ply, "touch_move_other", mover, list(touch.points) + [m.from_sq],
+                         f"{mover} touched {where} then moved {m.iccs()}", frames=frames)
+
+
+def _signals(s: SettleFacts, touch: Touch) -> HandSignals:
+    """The mover's hand signals at the touched piece (weigh.hand_signals)."""
+    assert s.mover is not None
+    return hand_signals(s, s.mover, touch.points[0], touch.dwell)
+
+
+def set_aside(s: SettleFacts, rests: MoverRests, touch: Touch) -> str | None:
+    """Why a rest found before the pick-up is no touch, or None: the pick-up read a point off
+    (`rest_a_point_off`, `unseen_pick_up_read_beside`, `pick_up_read_short`) or a hand hovering
+    (`hovered`). The name is the note's `set_aside`."""
+    if rest_a_point_off(s, touch) and not rests.before_hand_over_moved(touch):
+        return "rest_a_point_off"
+    if rests.unseen_pick_up_read_beside(touch):
+        return "unseen_pick_up_read_beside"
+    if hovered(s, touch):
+        return "hovered"
+    if pick_up_read_short(s, touch):
+        return "pick_up_read_short"
+    return None
 
 
 def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
@@ -850,7 +885,7 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
                                                "during": (d.frame_start + d.frame_end) // 2}, also,
-                                     face_change(s, c)))
+                                     face_change(s, c), hand_signals(s, side, c, d).to_dict()))
                     break
         if local:
             handled_without_rest(s, mem, side)
@@ -873,4 +908,4 @@ def handled_without_rest(s: SettleFacts, mem: IncidentMemory, side: Side) -> Non
     if fingers_s < s.cfg.handled_fingers_s or other_hand_longer(s.episode, side, q, fingers_s):
         return
     mem.pending_touches.append(PendingTouch(side, q, evidence_frames(s.cfg, s.episode, s.after, q), (),
-                                            face_change(s, q)))
+                                            face_change(s, q), hand_signals(s, side, q).to_dict()))

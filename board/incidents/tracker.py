@@ -21,15 +21,18 @@ import numpy as np
 
 from rules import Move, Position, Side
 
-from ..episode import Episode, Settled
-from ..events import Event, IncidentEvent
+from ..episode import Episode, Settled, dwells
+from ..events import Event, IncidentEvent, point_name
 from ..explain import Explanation, PhysicalMove
 from .between import between_points, between_restated, put_down_between_event
-from .facts import (Findings, IncidentConfig, IncidentMemory, IncidentRule, LastMove, SettleFacts, common_drift)
+from .facts import (Findings, IncidentConfig, IncidentMemory, IncidentRule, LastMove, SettleFacts, common_drift,
+                    evidence_frames, own_piece)
+from .hand import contacts
 from .illegal import illegal_move_event
 from .knock import confirm_faded_knocks, knocked, knocked_off_event, remember_clear_offsets
 from .retouch import retouch
 from .touch import touch_move
+from .weigh import Candidate, EvidenceModel, HandSignals, hand_signals, weigh
 
 
 RULES: tuple[IncidentRule, ...] = (retouch, confirm_faded_knocks, knocked, touch_move, between_points)
@@ -67,13 +70,47 @@ def void_after_correction(raised: list[IncidentEvent], first_ply: int, was: list
     return [e for e in raised if e.ply >= first_ply and changed & set(e.points)]
 
 
+def survey_rests(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
+    """Every rest of either hand (`dwell_s` or longer) with one of its own unmoved pieces under the
+    fingers (`contacts`) that no
+    incident or candidate of this settle names, as a candidate set aside as `survey`: the touch if
+    the side moved in this settle or has the move, a re-touch if it was the piece it just put down."""
+    named = {p for e in found.events for p in e.points} | {p for c in found.candidates for p in c.event.points}
+    mover = s.mover
+    for side in (Side.RED, Side.BLACK):
+        for d in dwells(s.episode, side, s.cfg.dwell_s):
+            near = [q for q in contacts(s.episode, d, side)
+                    if q not in named and q not in s.moved_points and own_piece(s, mem, side, q)]
+            if not near:
+                continue
+            p = near[0]
+            named.add(p)
+            last = mem.last_move
+            if last is not None and not s.moves and last.side == side and last.to_sq == p:
+                kind, detail = "retouch", f"{side} rested on {point_name(p)} again"
+            else:
+                kind, detail = "touch_move_other", f"{side} rested on {point_name(p)}"
+            pts = [p] + ([s.moves[0].from_sq] if s.moves and side == mover else [])
+            ev = IncidentEvent(s.t, s.ply, kind, side, pts, detail,
+                               frames=evidence_frames(s.cfg, s.episode, s.after, p))
+            found.candidates.append(Candidate(ev, hand_signals(s, side, p, d, rules=False), "survey"))
+
+
 class IncidentTracker:
     """Applies the incident rules at each settle and keeps their memory across settles; also builds
     the incidents the tracker itself finds (knocked off, put down between points, illegal move)."""
 
-    def __init__(self, config: IncidentConfig | None = None, rules: tuple[IncidentRule, ...] = RULES) -> None:
+    survey: bool = False
+    """Also weigh every rest of a hand on one of its own unmoved pieces that no rule spoke of
+    (`survey_rests`): bench/fit_evidence.py turns it on to learn what rests that were no touch
+    look like. Off in use: a rest no rule found is no evidence on its own."""
+
+    def __init__(self, config: IncidentConfig | None = None, rules: tuple[IncidentRule, ...] = RULES,
+                 evidence: EvidenceModel | None = None) -> None:
+        """`evidence`: the model that weighs what a hand did (weigh.py); None, the rules alone decide."""
         self.cfg = config or IncidentConfig()
         self.rules = rules
+        self.evidence = evidence
         self.memory = IncidentMemory()
 
     def after_settle(self, ep: Episode, after: Settled, ex: Explanation | None, before_pos: Position,
@@ -96,10 +133,16 @@ class IncidentTracker:
         found = Findings()
         for rule in self.rules:
             rule(facts, self.memory, found)
+        if self.survey:
+            survey_rests(facts, self.memory, found)
         remember_last_move(facts, self.memory)
         remember_clear_offsets(facts, self.memory)
         self.memory.between_fresh.clear()
-        return list(found.events)
+
+        def signals_of(e: IncidentEvent) -> HandSignals | None:
+            return hand_signals(facts, e.side, e.points[0]) if e.side is not None and e.points else None
+
+        return list(weigh(found.events, found.candidates, self.evidence, signals_of))
 
     def forget_last_move(self) -> None:
         """A correction re-stated the last plies: the piece the record said was just put down was

@@ -126,6 +126,21 @@
     if (arbiter) refreshArmed();
   }
 
+  // Review notes: evidence the model scored too weak to accuse on. Shown for the arbiter to look
+  // at, with the score and the images; no ruling buttons (nobody is accused).
+  function drawNotes(st) {
+    var list = el("notes");
+    if (!list) return;
+    var notes = st.notes || [];
+    list.innerHTML = notes.map(function (n) {
+      return "<li class='note' data-note='" + n.id + "'><span class='kind'>" + text(label(n.kind)) + "</span> · " +
+        text(sideText(n.side)) + " · " + label("ply") + " " + n.ply + text(wallText(n.wall)) +
+        (n.points.length ? " · " + text(n.points.join(", ")) : "") + " · " + label("score") + " " +
+        Number(n.score).toFixed(2) + "<br>" + text(detailText(n)) + evidenceLinks(n.evidence || {}) + "</li>";
+    }).join("");
+    el("notes-panel").hidden = !notes.length;
+  }
+
   function drawSync(st) {
     var s = el("sync");
     if (!s) return;
@@ -140,6 +155,7 @@
     el("board").innerHTML = st.svg;
     drawMoves(st);
     drawIncidents(st);
+    drawNotes(st);
     drawSync(st);
     drawNames(st);
     drawEval(st);
@@ -218,7 +234,7 @@
 
   function becomeArbiter() {
     arbiter = true;
-    if (xq.state) drawIncidents(xq.state);
+    if (xq.state) { drawIncidents(xq.state); drawNotes(xq.state); }
     if (!el("arbiter")) return;
     el("arbiter").hidden = false;
     if (el("correct-panel")) el("correct-panel").hidden = false;

@@ -60,6 +60,18 @@ class GameWriter:
                                    "side": "red", "points": points or ["e2"], "detail": f"{kind} for the test",
                                    "frames": {"before": 1, "during": 5, "after": 9}, "id": self.incidents, **extra})
 
+    def note(self, kind: str = "touch_move_other", score: float = 0.3, points: list[str] | None = None,
+             **extra: Any) -> dict[str, Any]:
+        """A review note (evidence too weak to accuse on), numbered as the recorder numbers them."""
+        self.notes = getattr(self, "notes", 0) + 1
+        return self.journal.write({"type": "review_note", "t": self.t, "ply": len(self.moves), "kind": kind,
+                                   "side": "red", "points": points or ["c3", "h2"], "score": score,
+                                   "detail": f"{kind}: weak evidence for the test", "note": self.notes,
+                                   "frames": {"before": 1, "during": 5, "after": 9},
+                                   "signals": {"rest_s": 0.3, "fingers_s": 0.4, "face_rise": 0.1,
+                                               "face_unread": False, "shift": 0.02, "other_hand": False,
+                                               "beside_move": True, "rules": True}, **extra})
+
     def tracking(self, status: str, **extra: Any) -> dict[str, Any]:
         return self.journal.write({"type": "tracking", "t": self.t, "ply": len(self.moves), "status": status, **extra})
 

@@ -112,3 +112,14 @@ def test_a_review_of_players_with_chinese_names_carries_the_names_font_and_one_w
         assert "font-family:'XQ UI';src:url(data:font/woff;base64," in page
         if names_font:
             assert "胡荣华" in page
+
+
+def test_the_review_shows_review_notes_with_their_score_apart_from_the_incidents(tmp_path):
+    g = GameWriter(tmp_path)
+    g.move("h2e2")
+    g.note(score=0.27)
+    g.close()
+    html = write_review(tmp_path).read_text(encoding="utf-8")
+    assert "id='note1'" in html and "data-score='0.270'" in html
+    assert "class='inc" not in html.split("id='notes'")[1].split("Timeline")[0], "a note is no incident"
+    assert "<li class='note'>" in html

@@ -219,3 +219,19 @@ def test_a_ruling_without_an_incident_id_says_so(served):
     with pytest.raises(urllib.error.HTTPError) as err:
         _post(url + "/rule", {"decision": "uphold"}, "secret-token")
     assert err.value.code == 400 and b"not an incident id" in err.value.read()
+
+
+def test_review_notes_are_the_arbiters_alone_and_never_counted_as_incidents(served):
+    game, url, _ = served
+    game.move("h2e2")
+    game.note(score=0.31, evidence={"during": "evidence/note001_ply001_touch_move_other_during.jpg"})
+    (game.dir / "evidence").mkdir(exist_ok=True)
+    (game.dir / "evidence" / "note001_ply001_touch_move_other_during.jpg").write_bytes(b"\xff\xd8jpeg")
+    arbiter = {"X-XQ-Token": "secret-token"}
+    st = _wait(lambda: (s := json.loads(_get(url + "/state.json", arbiter)))["notes"] and s)
+    assert st["incidents"] == [] and st["notes"][0]["score"] == 0.31 and st["notes"][0]["points"] == ["c3", "h2"]
+    assert _state(url)["notes"] == [], "the audience never sees weak evidence about a player"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _get(url + "/evidence/note001_ply001_touch_move_other_during.jpg")
+    assert err.value.code == 404
+    assert _get(url + "/evidence/note001_ply001_touch_move_other_during.jpg", arbiter) == b"\xff\xd8jpeg"
