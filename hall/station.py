@@ -260,7 +260,7 @@ class StationPublisher:
             self._next += 1
 
     def _note_evidence(self, event: dict[str, Any]) -> None:
-        if event.get("type") != "incident":
+        if event.get("type") not in ("incident", "review_note"):   # a note's images are for the hub's arbiters
             return
         for rel in (event.get("evidence") or {}).values():
             if isinstance(rel, str) and rel.startswith("evidence/") and rel.count("/") == 1:

@@ -46,7 +46,7 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         if hovered is not None:
             # put down to a hand hovering: weighed for a review note, not an accusation
             found.candidates.append(Candidate(_retouch_event(s, last, hovered),
-                                              hand_signals(s, last.side, last.to_sq, hovered), "hovered"))
+                                              hand_signals(s, last.side, last.to_sq, hovered, rules=False), "hovered"))
         return
     if hit is None and other_hand_longer(s.episode, last.side, last.to_sq):
         # moved or changed with no rest of the last mover's on it, while the other player's hand
@@ -54,7 +54,8 @@ def retouch(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
         # the capture not yet read)
         return
     ev = _retouch_event(s, last, hit)
-    ev.extra["signals"] = hand_signals(s, last.side, last.to_sq, hit).to_dict()
+    signals = hand_signals(s, last.side, last.to_sq, hit)
+    ev.extra["signals"] = signals.to_dict() if signals is not None else None   # None: the rules alone decide
     found.events.append(ev)
     mem.last_move = None
 

@@ -741,7 +741,8 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
         aside = set_aside(s, found_by, touch)
         if aside is not None:
             # put down to something else: weighed for a review note, not an accusation
-            found.candidates.append(Candidate(_touch_event(s, touch, None), _signals(found_by.s, touch), aside))
+            found.candidates.append(Candidate(_touch_event(s, touch, None), _signals(found_by.s, touch, rules=False),
+                                              aside))
             touch = None
     if touch is not None and touch.dwell is not None:
         touch = handled_instead(rests, touch)
@@ -770,8 +771,9 @@ def judge_touch(s: SettleFacts, mem: IncidentMemory, found: Findings, remembered
     if touch is not None:
         ev = _touch_event(s, touch, from_pending)
         # the pending touch's rest lay in its own stretch: its signals were measured there
-        ev.extra["signals"] = pending_signals if pending_signals is not None else \
-            _signals(found_by.s if touch.dwell is not None else s, touch).to_dict()
+        # (None: no faces were read then, and the rules alone decide)
+        ev.extra["signals"] = pending_signals if from_pending is not None else \
+            _as_dict(_signals(found_by.s if touch.dwell is not None else s, touch))
         found.events.append(ev)
 
 
@@ -788,10 +790,14 @@ def _touch_event(s: SettleFacts, touch: Touch, from_pending: dict[str, int] | No
                          f"{mover} touched {where} then moved {m.iccs()}", frames=frames)
 
 
-def _signals(s: SettleFacts, touch: Touch) -> HandSignals:
+def _signals(s: SettleFacts, touch: Touch, rules: bool = True) -> HandSignals | None:
     """The mover's hand signals at the touched piece (weigh.hand_signals)."""
     assert s.mover is not None
-    return hand_signals(s, s.mover, touch.points[0], touch.dwell)
+    return hand_signals(s, s.mover, touch.points[0], touch.dwell, rules)
+
+
+def _as_dict(signals: HandSignals | None) -> dict | None:
+    return signals.to_dict() if signals is not None else None
 
 
 def set_aside(s: SettleFacts, rests: MoverRests, touch: Touch) -> str | None:
@@ -885,7 +891,7 @@ def touch_move(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
                     mem.pending_touches.append(
                         PendingTouch(side, c, {"before": before.frame_index,
                                                "during": (d.frame_start + d.frame_end) // 2}, also,
-                                     face_change(s, c), hand_signals(s, side, c, d).to_dict()))
+                                     face_change(s, c), _as_dict(hand_signals(s, side, c, d))))
                     break
         if local:
             handled_without_rest(s, mem, side)
@@ -908,4 +914,4 @@ def handled_without_rest(s: SettleFacts, mem: IncidentMemory, side: Side) -> Non
     if fingers_s < s.cfg.handled_fingers_s or other_hand_longer(s.episode, side, q, fingers_s):
         return
     mem.pending_touches.append(PendingTouch(side, q, evidence_frames(s.cfg, s.episode, s.after, q), (),
-                                            face_change(s, q), hand_signals(s, side, q).to_dict()))
+                                            face_change(s, q), _as_dict(hand_signals(s, side, q))))

@@ -88,9 +88,14 @@ FACE_FLOOR = 0.01
 """Face changes under this are camera noise on any view: the ratio of two such is not evidence."""
 
 
-def hand_signals(s: SettleFacts, side: Side, p: int, rest: Dwell | None = None, rules: bool = True) -> HandSignals:
+def hand_signals(s: SettleFacts, side: Side, p: int, rest: Dwell | None = None,
+                 rules: bool = True) -> HandSignals | None:
     """The signals of `side`'s hand at point p in this settle's episode. `rest`: the rest the rule
-    found on p, where it found one (otherwise the longest stretch with the fingertips over p)."""
+    found on p, where it found one (otherwise the longest stretch with the fingertips over p).
+    None where the reader gave no faces at this settle (`SettleFacts.faces`): without them the
+    strongest signal is missing, the model cannot weigh the evidence, and the rules alone decide."""
+    if s.faces is None:
+        return None
     ep = s.episode
     if rest is not None:
         rest_s = rest.seconds
@@ -112,7 +117,7 @@ class Candidate:
     `reason`: the rule that put it aside."""
 
     event: IncidentEvent
-    signals: HandSignals
+    signals: HandSignals | None     # None: not weighable (no faces read), no note
     reason: str
 
 
@@ -165,6 +170,7 @@ def weigh(events: list[IncidentEvent], candidates: list[Candidate], model: Evide
           signals_of: "Any") -> list[IncidentEvent | ReviewNote]:
     """The incidents that stand and the notes, in the rules' order: each weighed incident gets its
     signals (from its `extra`, or `signals_of(event)`) and score; below `accuse` it becomes a note.
+    One without signals (no faces read) stands as the rules raised it.
     Candidates the rules put aside become notes from `note` up. Without a model (None) the rules'
     incidents stand as they are and candidates are dropped: the rules alone decide."""
     out: list[IncidentEvent | ReviewNote] = []
@@ -172,9 +178,13 @@ def weigh(events: list[IncidentEvent], candidates: list[Candidate], model: Evide
         if model is None or e.kind not in WEIGHED_KINDS:
             out.append(e)
             continue
-        sig = e.extra.get("signals")
-        signals = HandSignals.from_dict(sig) if isinstance(sig, Mapping) else signals_of(e)
+        if "signals" in e.extra:     # measured by the rule where the hand was (None: not weighable)
+            sig = e.extra["signals"]
+            signals = HandSignals.from_dict(sig) if isinstance(sig, Mapping) else None
+        else:
+            signals = signals_of(e)
         if signals is None:
+            e.extra.pop("signals", None)
             out.append(e)
             continue
         p = model.score(e.kind, signals)
@@ -183,6 +193,8 @@ def weigh(events: list[IncidentEvent], candidates: list[Candidate], model: Evide
         out.append(e if p >= model.accuse else ReviewNote.of(e, p))
     if model is not None:
         for c in candidates:
+            if c.signals is None:
+                continue
             p = model.score(c.event.kind, c.signals)
             if p >= model.note:
                 c.event.extra["signals"] = c.signals.to_dict()
