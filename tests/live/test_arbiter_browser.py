@@ -81,3 +81,27 @@ def test_the_served_review_rules_on_an_incident_after_a_second_click(browser, se
     assert "seen on the clip" in browser.find_element("id", "inc1").text
     assert _until(browser, "return document.querySelector('#inc1 .arb button').textContent.indexOf('revise') >= 0",
                   True) is True
+
+
+def test_review_notes_show_on_the_arbiters_live_page_and_not_the_audiences(browser, tmp_path):
+    from live_helpers import GameWriter
+    g = GameWriter(tmp_path)
+    g.move("h2e2")
+    g.note(score=0.34)
+    g.close()
+    server = LiveServer(tmp_path, ServerConfig(port=0, token="tok")).start()
+    try:
+        browser.get(server.url + "/")
+        _until(browser, "return document.body.dataset.ply", "1")
+        time.sleep(0.3)
+        assert browser.find_element("id", "notes-panel").is_displayed() is False
+        browser.get(server.url + "/?token=tok")
+        shown = "var n = document.querySelector('#notes li'); return n ? n.textContent : ''"
+        end = time.monotonic() + 6.0
+        while "0.34" not in (text := browser.execute_script(shown)) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert "0.34" in text and "c3" in text
+        assert browser.find_element("id", "notes-panel").is_displayed() is True
+        assert "#" not in text.split("·")[0], "a note carries no incident number to rule on"
+    finally:
+        server.stop()
