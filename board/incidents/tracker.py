@@ -70,14 +70,15 @@ def void_after_correction(raised: list[IncidentEvent], first_ply: int, was: list
     return [e for e in raised if e.ply >= first_ply and changed & set(e.points)]
 
 
-def survey_rests(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
+def survey_rests(s: SettleFacts, mem: IncidentMemory, found: Findings,
+                 sides: tuple[Side, ...] = (Side.RED, Side.BLACK)) -> None:
     """Every rest of either hand (`dwell_s` or longer) with one of its own unmoved pieces under the
     fingers (`contacts`) that no
     incident or candidate of this settle names, as a candidate set aside as `survey`: the touch if
     the side moved in this settle or has the move, a re-touch if it was the piece it just put down."""
     named = {p for e in found.events for p in e.points} | {p for c in found.candidates for p in c.event.points}
     mover = s.mover
-    for side in (Side.RED, Side.BLACK):
+    for side in sides:
         for d in dwells(s.episode, side, s.cfg.dwell_s):
             near = [q for q in contacts(s.episode, d, side)
                     if q not in named and q not in s.moved_points and own_piece(s, mem, side, q)]
@@ -88,8 +89,11 @@ def survey_rests(s: SettleFacts, mem: IncidentMemory, found: Findings) -> None:
             last = mem.last_move
             if last is not None and not s.moves and last.side == side and last.to_sq == p:
                 kind, detail = "retouch", f"{side} rested on {point_name(p)} again"
+            elif s.moves and side == mover:
+                kind, detail = "touch_move_other", (f"{side} rested {d.seconds:.1f} s on {point_name(p)}, then "
+                                                    f"moved {s.moves[0].iccs()}")
             else:
-                kind, detail = "touch_move_other", f"{side} rested on {point_name(p)}"
+                kind, detail = "touch_move_other", f"{side} rested {d.seconds:.1f} s on {point_name(p)}"
             pts = [p] + ([s.moves[0].from_sq] if s.moves and side == mover else [])
             ev = IncidentEvent(s.t, s.ply, kind, side, pts, detail,
                                frames=evidence_frames(s.cfg, s.episode, s.after, p))
@@ -101,9 +105,10 @@ class IncidentTracker:
     the incidents the tracker itself finds (knocked off, put down between points, illegal move)."""
 
     survey: bool = False
-    """Also weigh every rest of a hand on one of its own unmoved pieces that no rule spoke of
-    (`survey_rests`): bench/fit_evidence.py turns it on to learn what rests that were no touch
-    look like. Off in use: a rest no rule found is no evidence on its own."""
+    """Also weigh every rest of either hand on one of its own unmoved pieces that no rule spoke of
+    (`survey_rests`), at every settle: bench/fit_evidence.py turns it on to learn what rests that
+    were no touch look like. In use only the mover's rests at a settle with a move are weighed, and
+    only ever for a review note."""
 
     def __init__(self, config: IncidentConfig | None = None, rules: tuple[IncidentRule, ...] = RULES,
                  evidence: EvidenceModel | None = None) -> None:
@@ -135,6 +140,10 @@ class IncidentTracker:
             rule(facts, self.memory, found)
         if self.survey:
             survey_rests(facts, self.memory, found)
+        elif self.evidence is not None and facts.mover is not None:
+            # the mover's rests on its other pieces that no rule took for a touch: the model may
+            # still find one strong enough for the arbiter to look at (a note, never an accusation)
+            survey_rests(facts, self.memory, found, (facts.mover,))
         remember_last_move(facts, self.memory)
         remember_clear_offsets(facts, self.memory)
         self.memory.between_fresh.clear()
