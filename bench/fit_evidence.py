@@ -274,6 +274,18 @@ def fit(note: float, l2: float, recall_slack: float) -> None:
         print(f"  {trait:10s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
               f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
               f"notes {o['notes']}")
+    print("leave-one-hand-family-out (fit and threshold on the games where neither hand has the trait):")
+    for trait, has in HAND_FAMILIES.items():
+        test = [g for g in games if any(has(h) for h in hand_looks(g["seed"]))]
+        train = [g for g in games if not any(has(h) for h in hand_looks(g["seed"]))]
+        if not test or not train:
+            continue
+        w = fit_logistic(*design(_rows(train)), l2=l2)
+        m = model_of(w, choose_accuse(train, l2, recall_slack), note, "")
+        o, rules = outcome(m, test), outcome(KEEP_ALL_RULES, test)
+        print(f"  {trait:13s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
+              f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
+              f"notes {o['notes']}")
     w = fit_logistic(x, y, l2=l2)
     accuse = choose_accuse(games, l2, recall_slack)
     model = model_of(w, accuse, note, f"{len(games)} TUNING renders, {len(y)} candidates "
@@ -301,6 +313,26 @@ CAMERA_FAMILIES: dict[str, Any] = {
     "bumped": lambda c: bool(c.get("bump")),
 }
 """Camera traits of the rig (bench/track_sets.py cameras): each in turn held out of the fit."""
+
+def hand_looks(seed: int) -> list[Any]:
+    """The two players' hands of a rendered game (sim.hands.HandLook), drawn again from its seed
+    exactly as the renderer drew them."""
+    from sim.hands import draw_hand_look
+    from sim.render import _streams
+    from sim.truth import ClipSpec
+
+    r_hand = _streams(ClipSpec(seed=seed))[8]
+    return [draw_hand_look(r_hand), draw_hand_look(r_hand)]
+
+
+HAND_FAMILIES: dict[str, Any] = {
+    "dark skin": lambda h: float(np.mean(h.skin)) < 100.0,
+    "light skin": lambda h: float(np.mean(h.skin)) > 170.0,
+    "short sleeve": lambda h: h.bare_arm or h.sleeve_start >= 7.5,
+    "dark sleeve": lambda h: float(np.mean(h.sleeve)) < 60.0,
+    "big hand": lambda h: h.scale > 1.06,
+}
+"""Traits of the rig's hands (sim/hands.py): each in turn held out of the fit."""
 
 KEEP_ALL_RULES = EvidenceModel({k: 30.0 for k in WEIGHED_KINDS}, (0.0,) * len(FEATURES), accuse=0.0, note=1.0)
 """The rules alone: every raised incident stands, no note."""
