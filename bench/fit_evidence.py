@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect")
-    c.add_argument("--set", choices=("tuning", "heldback"), required=True)
+    c.add_argument("--set", choices=("tuning", "heldback", "widehands"), required=True)
     c.add_argument("--first", type=int, default=1000, help="the set's first N clips (those rendered)")
     c.add_argument("--jobs", type=int, default=1)
     c.add_argument("--size", default="960x540")
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--recall-slack", type=float, default=0.01,
                    help="recall the threshold may give up against the rules alone on TUNING (default 0.01)")
     s = sub.add_parser("score")
-    s.add_argument("--set", choices=("tuning", "heldback"), required=True)
+    s.add_argument("--set", choices=("tuning", "heldback", "widehands"), required=True)
     a = ap.parse_args(argv)
     if a.cmd == "collect":
         collect(a.set, a.first, a.jobs, a.size)

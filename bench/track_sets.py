@@ -35,6 +35,7 @@ class BenchClip:
     plies: int
     incidents: tuple[tuple[str, int], ...]
     camera: dict[str, Any] = field(default_factory=dict)
+    hands: str = "rig"     # sim.hands.HAND_KINDS: the rig's hands, or "wide": hands it never rendered
 
     def incident_dicts(self) -> list[dict]:
         """The incidents as the renderer's ClipSpec wants them."""
@@ -1328,4 +1329,52 @@ HELD_BACK: tuple[BenchClip, ...] = (
               {"tilt_deg": 25.0, "azimuth_deg": 335.0, "fov_deg": 62.0, "distortion": 0.02, "noise": 2.4, "glare": True, "bump": True}),
 )
 
-SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK}
+# Hands the rig never rendered before (sim.hands "wide": gloves, watches and bracelets, striped
+# sleeves, painted nails, skin tones beyond the rig's table, hands from a child's to a large
+# adult's), with seeds and cameras of their own: drawn by bench/draw_clips.py --seed 2026120751
+# --first 9401 --count 20 --planted 2 --hands wide, written and committed before first rendered;
+# only ever scored, like HELD_BACK.
+WIDE_HANDS: tuple[BenchClip, ...] = (
+    BenchClip(9401, "wood", 8, (("arm_pass", 3), ("between_points", 5), ("retouch", 8)),
+              {"tilt_deg": 18.0, "azimuth_deg": 95.0, "fov_deg": 64.5, "blur": 0.6, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9402, "cloth", 8, (("between_points", 3), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 37.0, "azimuth_deg": 65.0, "fov_deg": 62.0, "blur": 1.3, "noise": 5.0, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9403, "paper", 8, (("retouch", 1), ("knocked", 5), ("arm_pass", 8)),
+              {"tilt_deg": 28.5, "azimuth_deg": 30.0, "fov_deg": 51.0, "blur": 0.6, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9404, "plastic", 8, (("touch_move_other", 4), ("arm_pass", 7), ("knocked", 8)),
+              {"tilt_deg": 42.0, "azimuth_deg": 230.0, "fov_deg": 77.5, "bump": True}, hands="wide"),
+    BenchClip(9405, "mat", 8, (("arm_pass", 2), ("touch_move_other", 3), ("between_points", 8)),
+              {"tilt_deg": 16.0, "azimuth_deg": 300.0, "fov_deg": 58.5, "distortion": -0.11, "blur": 1.3, "noise": 1.8, "bump": True}, hands="wide"),
+    BenchClip(9406, "wood", 8, (("touch_move_other", 1), ("arm_pass", 3), ("between_points", 7)),
+              {"tilt_deg": 29.0, "azimuth_deg": 245.0, "fov_deg": 61.0, "distortion": -0.08, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9407, "cloth", 8, (("touch_move_other", 1), ("retouch", 5), ("arm_pass", 8)),
+              {"tilt_deg": 32.0, "azimuth_deg": 120.0, "fov_deg": 73.0, "noise": 4.8, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9408, "paper", 8, (("touch_move_other", 1), ("between_points", 3), ("arm_pass", 5)),
+              {"tilt_deg": 39.0, "azimuth_deg": 355.0, "fov_deg": 48.5, "distortion": -0.06, "noise": 6.3, "shadows": True, "bump": False}, hands="wide"),
+    BenchClip(9409, "plastic", 8, (("knocked", 2), ("arm_pass", 4), ("retouch", 6)),
+              {"tilt_deg": 43.0, "azimuth_deg": 0.0, "fov_deg": 58.5, "shadows": True, "bump": False}, hands="wide"),
+    BenchClip(9410, "mat", 8, (("knocked", 3), ("arm_pass", 7), ("between_points", 8)),
+              {"tilt_deg": 25.5, "azimuth_deg": 40.0, "fov_deg": 48.0, "shadows": True, "bump": True}, hands="wide"),
+    BenchClip(9411, "wood", 8, (("knocked", 1), ("arm_pass", 4), ("touch_move_other", 8)),
+              {"tilt_deg": 27.0, "azimuth_deg": 180.0, "fov_deg": 69.5, "distortion": -0.03, "bump": True}, hands="wide"),
+    BenchClip(9412, "cloth", 8, (("arm_pass", 1), ("retouch", 2), ("touch_move_other", 4)),
+              {"tilt_deg": 30.0, "azimuth_deg": 80.0, "fov_deg": 46.5, "bump": True}, hands="wide"),
+    BenchClip(9413, "paper", 8, (("retouch", 1), ("touch_move_other", 2), ("arm_pass", 6)),
+              {"tilt_deg": 4.0, "azimuth_deg": 300.0, "fov_deg": 48.5, "bump": True}, hands="wide"),
+    BenchClip(9414, "plastic", 8, (("arm_pass", 4), ("between_points", 6), ("touch_move_other", 8)),
+              {"tilt_deg": 27.5, "azimuth_deg": 175.0, "fov_deg": 49.5, "blur": 1.9, "noise": 2.6, "shadows": True, "bump": False}, hands="wide"),
+    BenchClip(9415, "mat", 8, (("arm_pass", 4), ("touch_move_other", 6), ("retouch", 7)),
+              {"tilt_deg": 38.0, "azimuth_deg": 350.0, "fov_deg": 54.0, "noise": 6.5, "bump": True}, hands="wide"),
+    BenchClip(9416, "wood", 8, (("retouch", 3), ("arm_pass", 5), ("knocked", 7)),
+              {"tilt_deg": 17.0, "azimuth_deg": 30.0, "fov_deg": 48.5, "bump": True}, hands="wide"),
+    BenchClip(9417, "cloth", 8, (("touch_move_other", 4), ("knocked", 6), ("arm_pass", 7)),
+              {"tilt_deg": 26.0, "azimuth_deg": 245.0, "fov_deg": 57.0, "blur": 1.3, "bump": False}, hands="wide"),
+    BenchClip(9418, "paper", 8, (("retouch", 2), ("between_points", 7), ("arm_pass", 8)),
+              {"tilt_deg": 33.5, "azimuth_deg": 5.0, "fov_deg": 47.0, "glare": True, "bump": True}, hands="wide"),
+    BenchClip(9419, "plastic", 8, (("retouch", 1), ("arm_pass", 2), ("knocked", 4)),
+              {"tilt_deg": 11.0, "azimuth_deg": 195.0, "fov_deg": 77.0, "noise": 2.3, "bump": True}, hands="wide"),
+    BenchClip(9420, "mat", 8, (("between_points", 3), ("retouch", 4), ("arm_pass", 8)),
+              {"tilt_deg": 19.5, "azimuth_deg": 10.0, "fov_deg": 72.5, "distortion": 0.04, "blur": 1.4, "shadows": True, "bump": True}, hands="wide"),
+)
+
+SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK, "widehands": WIDE_HANDS}

@@ -18,6 +18,12 @@ from .camera import Camera
 SKIN = [(175, 195, 238), (150, 175, 225), (120, 155, 210), (95, 130, 190), (70, 100, 155), (50, 72, 115), (38, 52, 85)]
 
 
+HAND_KINDS = ("rig", "wide")
+"""`rig`: the hands every bench set and test was rendered with. `wide`: hands the tracker was never
+tuned on: gloves, watches and bracelets, striped sleeves, painted nails, skin tones beyond the
+rig's table, hands from a child's to a large adult's."""
+
+
 @dataclass
 class HandLook:
     skin: tuple
@@ -27,9 +33,49 @@ class HandLook:
     scale: float
     bare_arm: bool
     cuff: bool
+    glove: tuple | None = None        # the hand's colour where it wears a glove (arm stays bare or sleeved)
+    watch: tuple | None = None        # a band round the wrist (watch strap, bracelet)
+    stripes: tuple | None = None      # stripes across the sleeve, this colour
+    nails: tuple | None = None        # painted nails
 
 
-def draw_hand_look(rng: np.random.Generator) -> HandLook:
+def draw_hand_look(rng: np.random.Generator, kind: str = "rig") -> HandLook:
+    """One player's hand. `kind` (HAND_KINDS): "rig" draws exactly as every earlier render did;
+    "wide" draws the rig's hand and then what it never had, from the same stream."""
+    if kind not in HAND_KINDS:
+        raise ValueError(f"unknown hand kind {kind!r}: choose one of {', '.join(HAND_KINDS)}")
+    look = _draw_rig_hand(rng)
+    if kind == "wide":
+        look = _widen(look, rng)
+    return look
+
+
+def _colour(rng: np.random.Generator) -> tuple:
+    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(0, 255), rng.uniform(20, 245)]]])
+    return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _widen(look: HandLook, rng: np.random.Generator) -> HandLook:
+    """The rig's hand, with the traits of hands it never rendered."""
+    tone = rng.random()
+    if tone < 0.25:     # skin beyond the rig's table: ruddy, olive, very dark, very pale
+        base = np.asarray([(120, 140, 225), (110, 160, 170), (30, 40, 62), (205, 215, 240)][int(rng.integers(4))],
+                          np.float64) * rng.uniform(0.92, 1.06, 3)
+        look.skin = tuple(float(c) for c in np.clip(base, 0, 255))
+    if rng.random() < 0.25:
+        look.glove = _colour(rng) if rng.random() < 0.6 else ((235.0, 235.0, 235.0) if rng.random() < 0.5
+                                                             else (30.0, 30.0, 30.0))
+    if rng.random() < 0.45:
+        look.watch = _colour(rng)
+    if not look.bare_arm and rng.random() < 0.35:
+        look.stripes = _colour(rng)
+    if rng.random() < 0.3:
+        look.nails = _colour(rng)
+    look.scale = float(rng.uniform(0.78, 1.25))
+    return look
+
+
+def _draw_rig_hand(rng: np.random.Generator) -> HandLook:
     base = np.asarray(SKIN[int(rng.integers(len(SKIN)))], np.float64) * rng.uniform(0.92, 1.06, 3)
     hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(0, 140), rng.uniform(30, 220)]]])
     sleeve = tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
@@ -171,22 +217,38 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     m = np.zeros((y1 - y0, x1 - x0), np.uint8)
     off = np.array([x0, y0], np.float64)
     skin = np.asarray(look.skin, np.float64)
+    hand = np.asarray(look.glove, np.float64) if look.glove is not None else skin
     for name, p in projected:
         poly = np.round((p - off) * 16).astype(np.int32)
         if name == "sleeve":
             col = np.asarray(look.sleeve)
         elif name.startswith("finger") or name == "thumb":
-            col = skin * 1.04
+            col = hand * 1.04
         elif name == "arm":
             col = skin * 0.93
         else:
-            col = skin
+            col = hand
         edge = tuple(float(c) for c in np.clip(col * 0.62, 0, 255))
         if name.startswith("finger") or name == "thumb":
             cv2.polylines(roi, [poly], True, edge, 2, cv2.LINE_AA, 4)
         cv2.fillPoly(roi, [poly], tuple(float(c) for c in np.clip(col, 0, 255)), cv2.LINE_AA, 4)
         if name == "sleeve" and look.cuff:
             cv2.polylines(roi, [poly[:2]], False, edge, 2, cv2.LINE_AA, 4)
+        if name == "sleeve" and look.stripes is not None:
+            # bands across the sleeve: lines between its two long sides
+            a0, a1, b0, b1 = p[0], p[1], p[3], p[2]
+            for f in np.linspace(0.08, 0.92, 7):
+                q0, q1 = a0 + f * (a1 - a0) - off, b0 + f * (b1 - b0) - off
+                cv2.line(roi, tuple(np.round(q0 * 16).astype(int)), tuple(np.round(q1 * 16).astype(int)),
+                         tuple(float(c) for c in look.stripes), 3, cv2.LINE_AA, 4)
+        if name == "arm" and look.watch is not None:
+            # a band round the wrist, a little behind the back of the hand
+            a0, a1, b0, b1 = p[0], p[1], p[3], p[2]
+            f = 0.04
+            q0, q1 = a0 + f * (a1 - a0) - off, b0 + f * (b1 - b0) - off
+            width = max(2, int(0.035 * float(np.linalg.norm(a1 - a0))))
+            cv2.line(roi, tuple(np.round(q0 * 16).astype(int)), tuple(np.round(q1 * 16).astype(int)),
+                     tuple(float(c) for c in look.watch), width, cv2.LINE_AA, 4)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_8, 4)
     # back of the hand: faint tendons from the knuckles toward the wrist, lighter knuckle bumps
     kn = cam.project_fast(knuckles(pose, look)) - off
@@ -201,7 +263,8 @@ def render_hand(img: np.ndarray, cam: Camera, pose: HandPose, look: HandLook, li
     # nails: small pale ellipses near the fingertips (seen when the hand is pinching from above)
     tipw = cam.project_fast(np.array([[pose.x, pose.y, pose.z], [pose.x + 1.0, pose.y, pose.z]]))
     unit = float(np.linalg.norm(tipw[1] - tipw[0]))  # px per point spacing near the hand
-    nail_col = tuple(float(c) for c in np.clip(skin * np.array([1.08, 1.1, 1.12]) + 18, 0, 255))
+    nail_col = tuple(float(c) for c in np.clip(hand * np.array([1.08, 1.1, 1.12]) + 18, 0, 255)) \
+        if look.nails is None or look.glove is not None else tuple(float(c) for c in look.nails)
     seen = [k for k, (name, _) in enumerate(projected) if name.startswith("finger") or name == "thumb"]
     last = [k for k in seen if k + 1 >= len(projected) or projected[k + 1][0] != projected[k][0]]
     for k in last:

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import art
 from .camera import Camera, fit_camera, pose_truth
-from .hands import HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
+from .hands import HAND_KINDS, HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
 from .pieces import PieceStyle, draw_piece, draw_piece_style, face_sprite, rotated_face, shading_map, shadow_polygon
 from .script import INCIDENT_KINDS, Choreographer, Timeline
 from .truth import ClipSpec, ClipTruth, FrameTruth, board_to_fen, fen_to_board
@@ -128,6 +128,8 @@ def _validate_spec(spec: ClipSpec) -> None:
         raise ValueError(f"fps must be positive, got {spec.fps}")
     if spec.random_plies < 0:
         raise ValueError(f"random_plies must be >= 0, got {spec.random_plies}")
+    if spec.hands not in HAND_KINDS:
+        raise ValueError(f"unknown hands {spec.hands!r}: choose one of {', '.join(HAND_KINDS)}")
     unknown = set(spec.camera or {}) - _CAMERA_KEYS
     if unknown:
         raise ValueError(f"unknown camera override(s) {sorted(unknown)}; known: {sorted(_CAMERA_KEYS)}")
@@ -231,7 +233,7 @@ class Rig:
         self.faces = {c: face_sprite(c, self.pstyle, r_piece) for c in PIECE_LETTERS}
         self.shade_mul, self.shade_add = shading_map(self.pstyle, self.light[:2] / (np.linalg.norm(self.light[:2]) + 1e-9))
         self.fx = _draw_effects(r_fx, over)
-        self.hand_looks = {"w": draw_hand_look(r_hand), "b": draw_hand_look(r_hand)}
+        self.hand_looks = {"w": draw_hand_look(r_hand, spec.hands), "b": draw_hand_look(r_hand, spec.hands)}
         self.cam_params = self._draw_camera(r_cam, over)
         cam0 = self._camera(self.cam_params)
         self.cams: list[Camera] = [cam0]

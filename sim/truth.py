@@ -96,6 +96,8 @@ class ClipSpec:
     height: int = 720
     fps: float = 25.0
     camera: dict | None = None
+    hands: str = "rig"
+    """sim.hands.HAND_KINDS: "rig", or "wide" for hands the tracker was never tuned on."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -113,8 +113,10 @@ def test_pieces_are_where_the_truth_says():
     assert not tr.hidden.any() and tr.quiet
 
 
-def test_hidden_points_are_under_the_hand_and_others_are_visible():
-    spec = ClipSpec(seed=5, look="plastic", moves=first_game(4), incidents=[], camera={"clean": True, "tilt_deg": 15.0})
+@pytest.mark.parametrize("seed, hands", [(5, "rig"), (9, "wide")])
+def test_hidden_points_are_under_the_hand_and_others_are_visible(seed, hands):
+    spec = ClipSpec(seed=seed, look="plastic", moves=first_game(4), incidents=[],
+                    camera={"clean": True, "tilt_deg": 15.0}, hands=hands)
     rig = Rig(spec)
     frames = [i for i in np.flatnonzero(rig.over_board)][::6][:12]
     assert frames, "the clip has no frame with a hand over the board"
@@ -250,6 +252,20 @@ def test_fen_helpers_round_trip_and_errors():
         fen_to_board("rnbakabnx/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR")
 
 
+def test_the_rigs_hands_draw_as_before_and_wide_hands_add_what_the_rig_never_rendered():
+    from sim.hands import _draw_rig_hand, draw_hand_look
+    for seed in range(20):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert draw_hand_look(a) == _draw_rig_hand(b), "the rig's hands are the ones every bench set was rendered with"
+    wide = [draw_hand_look(np.random.default_rng(seed), "wide") for seed in range(200)]
+    assert sum(h.glove is not None for h in wide) > 20 and sum(h.watch is not None for h in wide) > 50
+    assert sum(h.stripes is not None for h in wide) > 20 and sum(h.nails is not None for h in wide) > 20
+    assert min(h.scale for h in wide) < 0.85 and max(h.scale for h in wide) > 1.18
+    assert min(float(np.mean(h.skin)) for h in wide) < 50, "skin darker than the rig's table"
+    with pytest.raises(ValueError, match="hand kind"):
+        draw_hand_look(np.random.default_rng(0), "robot")
+
+
 def test_bad_specs_are_refused_clearly():
     with pytest.raises(ValueError, match="unknown look"):
         Rig(ClipSpec(look="marble"))
@@ -257,6 +273,8 @@ def test_bad_specs_are_refused_clearly():
         Rig(ClipSpec(moves=["h2e2", "h2e2"]))
     with pytest.raises(ValueError, match="camera override"):
         Rig(ClipSpec(camera={"zoom": 2}))
+    with pytest.raises(ValueError, match="unknown hands"):
+        Rig(ClipSpec(hands="robot"))
     with pytest.raises(ValueError, match="kind"):
         Rig(ClipSpec(moves=["h2e2"], incidents=[{"kind": "sneeze", "ply": 1}]))
 
