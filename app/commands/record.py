@@ -290,7 +290,9 @@ def _record_held(args: argparse.Namespace) -> int:
 
 
 def _report(summary, source=None) -> None:
-    print(f"{len(summary.moves)} moves, {len(summary.incidents)} incidents; "
+    notes = sum(1 for e in summary.events if e.get("type") == "review_note")
+    said = f", {notes} review note{'s' if notes != 1 else ''} (weak evidence, no accusation)" if notes else ""
+    print(f"{len(summary.moves)} moves, {len(summary.incidents)} incidents{said}; "
           f"{summary.video_s:.1f} s of video in {summary.wall_s:.1f} s ({summary.speed:.1f}x real time)",
           file=sys.stderr)
     if summary.frames_dropped:
