@@ -34,7 +34,7 @@ import pprint
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -126,10 +126,8 @@ def design(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     """Inputs (an indicator per weighed kind, then the signals) and labels of weighed candidates."""
     xs, ys = [], []
     for r in rows:
-        sig = dict(r["signals"])
-        sig["rules"] = r["type"] == "incident"
         onehot = [1.0 if r["kind"] == k else 0.0 for k in WEIGHED_KINDS]
-        xs.append(np.concatenate([onehot, HandSignals.from_dict(sig).vector()]))
+        xs.append(np.concatenate([onehot, row_signals(r).vector()]))
         ys.append(1.0 if r["label"] else 0.0)
     return np.array(xs).reshape(-1, len(WEIGHED_KINDS) + len(FEATURES)), np.array(ys)
 
@@ -156,10 +154,14 @@ def model_of(w: np.ndarray, accuse: float, note: float, fitted_on: str, **extra:
                          tuple(float(v) for v in w[k:]), accuse, note, fitted_on, extra)
 
 
+def row_signals(r: dict[str, Any]) -> HandSignals:
+    """A collected candidate's signals, `rules` as the journal line says (an incident: the rules
+    raised it; a note: they set it aside or never spoke of it)."""
+    return HandSignals.from_dict({**r["signals"], "rules": r["type"] == "incident"})
+
+
 def _score_row(model: EvidenceModel, r: dict[str, Any]) -> float:
-    sig = dict(r["signals"])
-    sig["rules"] = r["type"] == "incident"
-    return model.score(r["kind"], HandSignals.from_dict(sig))
+    return model.score(r["kind"], row_signals(r))
 
 
 def outcome(model: EvidenceModel, games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -250,42 +252,27 @@ def fit(note: float, l2: float, recall_slack: float) -> None:
         raise SystemExit(f"no collected tuning games under {OUT}: run `collect --set tuning` first")
     x, y = design(_rows(games))
     print(f"tuning: {len(games)} games, {len(y)} weighed candidates, {int(y.sum())} true")
-    # leave one look family out: fit and choose the threshold without it, score it
-    looks = sorted({g["look"] for g in games})
-    print("leave-one-family-out (fit and threshold without the family, scored on it):")
-    for look in looks:
-        train = [g for g in games if g["look"] != look]
-        test = [g for g in games if g["look"] == look]
-        w = fit_logistic(*design(_rows(train)), l2=l2)
-        m = model_of(w, choose_accuse(train, l2, recall_slack), note, "")
-        o, rules = outcome(m, test), outcome(KEEP_ALL_RULES, test)
-        print(f"  {look:8s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
-              f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
-              f"notes {o['notes']}")
-    print("leave-one-camera-family-out (fit and threshold on the games without the trait, scored on those with it):")
-    for trait, has in CAMERA_FAMILIES.items():
-        test = [g for g in games if has(g.get("camera") or {})]
-        train = [g for g in games if not has(g.get("camera") or {})]
-        if not test or not train:
-            continue
-        w = fit_logistic(*design(_rows(train)), l2=l2)
-        m = model_of(w, choose_accuse(train, l2, recall_slack), note, "")
-        o, rules = outcome(m, test), outcome(KEEP_ALL_RULES, test)
-        print(f"  {trait:10s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
-              f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
-              f"notes {o['notes']}")
-    print("leave-one-hand-family-out (fit and threshold on the games where neither hand has the trait):")
-    for trait, has in HAND_FAMILIES.items():
-        test = [g for g in games if any(has(h) for h in hand_looks(g["seed"]))]
-        train = [g for g in games if not any(has(h) for h in hand_looks(g["seed"]))]
-        if not test or not train:
-            continue
-        w = fit_logistic(*design(_rows(train)), l2=l2)
-        m = model_of(w, choose_accuse(train, l2, recall_slack), note, "")
-        o, rules = outcome(m, test), outcome(KEEP_ALL_RULES, test)
-        print(f"  {trait:13s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
-              f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
-              f"notes {o['notes']}")
+    hands = {g["seed"]: hand_looks(g["seed"]) for g in games}
+    groups: list[tuple[str, dict[str, Callable[[dict[str, Any]], bool]]]] = [
+        ("leave-one-family-out (fit and threshold without the family, scored on it)",
+         {look: (lambda g, look=look: g["look"] == look) for look in sorted({g["look"] for g in games})}),
+        ("leave-one-camera-family-out (fit and threshold on the games without the trait, scored on those with it)",
+         {trait: (lambda g, has=has: has(g.get("camera") or {})) for trait, has in CAMERA_FAMILIES.items()}),
+        ("leave-one-hand-family-out (fit and threshold on the games where neither hand has the trait)",
+         {trait: (lambda g, has=has: any(has(h) for h in hands[g["seed"]])) for trait, has in HAND_FAMILIES.items()}),
+    ]
+    for title, families in groups:
+        print(title + ":")
+        for name, member in families.items():
+            test = [g for g in games if member(g)]
+            train = [g for g in games if not member(g)]
+            if test and train:
+                w = fit_logistic(*design(_rows(train)), l2=l2)
+                m = model_of(w, choose_accuse(train, l2, recall_slack), note, "")
+                o, rules = outcome(m, test), outcome(KEEP_ALL_RULES, test)
+                print(f"  {name:13s} {o['games']:3d} games: false/10 {o['false_per_10']:.2f} (rules alone "
+                      f"{rules['false_per_10']:.2f}), recall {o['recall']:.3f} (rules alone {rules['recall']:.3f}), "
+                      f"notes {o['notes']}")
     w = fit_logistic(x, y, l2=l2)
     accuse = choose_accuse(games, l2, recall_slack)
     model = model_of(w, accuse, note, f"{len(games)} TUNING renders, {len(y)} candidates "

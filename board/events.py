@@ -248,32 +248,14 @@ class IncidentEvent:
         {"type", "t", "ply", "kind", "side", "points", "detail", "frames", "evidence", "wall"})
 
     def __post_init__(self) -> None:
-        if self.kind not in INCIDENT_KINDS:
-            raise ValueError(f"unknown incident kind {self.kind!r}; known: {', '.join(INCIDENT_KINDS)}")
+        _check_kind(self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "type": "incident", "t": round(self.t, 3), "ply": self.ply, "kind": self.kind,
-            "side": self.side, "points": [point_name(p) for p in self.points],
-            "detail": self.detail, "frames": dict(self.frames),
-        }
-        if self.evidence:
-            d["evidence"] = dict(self.evidence)
-        d.update(self.extra)
-        return _with_wall(d, self.wall)
+        return _incident_line(self, "incident", {})
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "IncidentEvent":
-        k = "incident"
-        kind = _req(d, "kind", k, str)
-        if kind not in INCIDENT_KINDS:
-            raise EventFormatError(f"incident event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
-        return cls(
-            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=kind,
-            side=_as(d, "side", k, _side_or_none, None), points=_as(d, "points", k, _points, []),
-            detail=_as(d, "detail", k, str, ""), frames=_as(d, "frames", k, _int_dict, {}),
-            evidence=_as(d, "evidence", k, _names, {}),
-            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+        return cls(**_incident_fields(d, "incident", cls._KEYS))
 
 
 @dataclass
@@ -306,8 +288,7 @@ class ReviewNote:
         {"type", "t", "ply", "kind", "side", "points", "detail", "score", "frames", "evidence", "wall"})
 
     def __post_init__(self) -> None:
-        if self.kind not in INCIDENT_KINDS:
-            raise ValueError(f"unknown incident kind {self.kind!r}; known: {', '.join(INCIDENT_KINDS)}")
+        _check_kind(self.kind)
         if not 0.0 <= self.score <= 1.0:
             raise ValueError(f"a review note's score is a probability in [0, 1], not {self.score}")
 
@@ -318,31 +299,51 @@ class ReviewNote:
                    dict(inc.frames), dict(inc.evidence), {k: v for k, v in inc.extra.items() if k != "score"})
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "type": "review_note", "t": round(self.t, 3), "ply": self.ply, "kind": self.kind,
-            "side": self.side, "points": [point_name(p) for p in self.points],
-            "detail": self.detail, "score": round(self.score, 3), "frames": dict(self.frames),
-        }
-        if self.evidence:
-            d["evidence"] = dict(self.evidence)
-        d.update(self.extra)
-        return _with_wall(d, self.wall)
+        return _incident_line(self, "review_note", {"score": round(self.score, 3)})
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ReviewNote":
         k = "review_note"
-        kind = _req(d, "kind", k, str)
-        if kind not in INCIDENT_KINDS:
-            raise EventFormatError(f"review_note event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
+        fields = _incident_fields(d, k, cls._KEYS)
         score = _req(d, "score", k, float)
         if not 0.0 <= score <= 1.0:
             raise EventFormatError(f"review_note event: score {score!r} is not a probability in [0, 1]")
-        return cls(
-            t=_req(d, "t", k, float), ply=_req(d, "ply", k, int), kind=kind,
-            side=_as(d, "side", k, _side_or_none, None), points=_as(d, "points", k, _points, []),
-            detail=_as(d, "detail", k, str, ""), score=score, frames=_as(d, "frames", k, _int_dict, {}),
-            evidence=_as(d, "evidence", k, _names, {}),
-            extra={key: v for key, v in d.items() if key not in cls._KEYS}, wall=_wall(d))
+        return cls(score=score, **fields)
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in INCIDENT_KINDS:
+        raise ValueError(f"unknown incident kind {kind!r}; known: {', '.join(INCIDENT_KINDS)}")
+
+
+def _incident_line(e: "IncidentEvent | ReviewNote", line_type: str, own: dict[str, Any]) -> dict[str, Any]:
+    """The journal line of an incident or a note: the fields they share, then `own` (a note's
+    score) before the frames, the evidence once saved, and `extra` at the top level."""
+    d: dict[str, Any] = {
+        "type": line_type, "t": round(e.t, 3), "ply": e.ply, "kind": e.kind,
+        "side": e.side, "points": [point_name(p) for p in e.points], "detail": e.detail,
+        **own, "frames": dict(e.frames),
+    }
+    if e.evidence:
+        d["evidence"] = dict(e.evidence)
+    d.update(e.extra)
+    return _with_wall(d, e.wall)
+
+
+def _incident_fields(d: Mapping[str, Any], k: str, keys: frozenset[str]) -> dict[str, Any]:
+    """The fields an incident and a note share, read from line type `k` (EventFormatError names
+    what does not read); keys not in `keys` are the line's `extra`."""
+    kind = _req(d, "kind", k, str)
+    if kind not in INCIDENT_KINDS:
+        raise EventFormatError(f"{k} event: kind {kind!r} is not one of {', '.join(INCIDENT_KINDS)}")
+    no_points: list[int] = []
+    no_frames: dict[str, int] = {}
+    no_files: dict[str, str] = {}
+    return {"t": _req(d, "t", k, float), "ply": _req(d, "ply", k, int), "kind": kind,
+            "side": _as(d, "side", k, _side_or_none, None), "points": _as(d, "points", k, _points, no_points),
+            "detail": _as(d, "detail", k, str, ""), "frames": _as(d, "frames", k, _int_dict, no_frames),
+            "evidence": _as(d, "evidence", k, _names, no_files),
+            "extra": {key: v for key, v in d.items() if key not in keys}, "wall": _wall(d)}
 
 
 @dataclass

@@ -8,7 +8,7 @@ which incident is which.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -114,10 +114,7 @@ class NoteView:
     detail_zh: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "side": self.side, "ply": self.ply, "t": self.t,
-                "wall": self.wall, "points": list(self.points), "detail": self.detail, "score": self.score,
-                "evidence": dict(self.evidence), "frames": dict(self.frames), "set_aside": self.set_aside,
-                "detail_zh": self.detail_zh}
+        return asdict(self)
 
 
 @dataclass
@@ -294,21 +291,24 @@ class LiveGame:
             self.sync = SYNC_IN_SYNC
             self.sync_detail = ""
 
+    def _named(self, e: IncidentEvent | ReviewNote) -> tuple[str | None, list[str], str]:
+        """An incident's or a note's side and points as the pages name them, and its detail in Chinese."""
+        side = str(e.side) if e.side is not None else None
+        points = [point_name(p) for p in e.points]
+        return side, points, incident_detail_zh(e.kind, side, points, self.fen_at(e.ply - 1), self.fen_at(e.ply),
+                                                e.extra)
+
     def _incident(self, e: IncidentEvent) -> None:
         # ids are the incident's place in the journal (1, 2, 3…); a journalled id is kept
         ident = _int_or_none(e.extra.get("id")) or len(self.incidents) + 1
-        side = str(e.side) if e.side is not None else None
-        points = [point_name(p) for p in e.points]
-        detail_zh = incident_detail_zh(e.kind, side, points, self.fen_at(e.ply - 1), self.fen_at(e.ply), e.extra)
+        side, points, detail_zh = self._named(e)
         self.incidents.append(IncidentView(
             ident, e.kind, side, e.ply, float(e.t), e.wall or "",
             points, e.detail, dict(e.frames), dict(e.evidence), detail_zh=detail_zh))
 
     def _note(self, e: ReviewNote) -> None:
         ident = _int_or_none(e.extra.get("note")) or len(self.notes) + 1
-        side = str(e.side) if e.side is not None else None
-        points = [point_name(p) for p in e.points]
-        detail_zh = incident_detail_zh(e.kind, side, points, self.fen_at(e.ply - 1), self.fen_at(e.ply), e.extra)
+        side, points, detail_zh = self._named(e)
         self.notes.append(NoteView(ident, e.kind, side, e.ply, float(e.t), e.wall or "", points, e.detail,
                                    float(e.score), dict(e.evidence), dict(e.frames),
                                    str(e.extra.get("set_aside") or ""), detail_zh))

@@ -363,6 +363,16 @@ class Recorder:
         who = f" ({line.by})" if line.by else ""
         self.on_line(f"  = the arbiter's correction{who} from ply {line.from_ply}: {' '.join(line.moves) or '-'}")
 
+    def _save_evidence(self, ev: IncidentEvent | ReviewNote, stem: str) -> None:
+        """An incident's or a note's images, named after `stem`; a failure is said on the line."""
+        assert self.evidence is not None
+        try:
+            # an incident said again (a correction restated it) keeps its first images when its
+            # frames are no longer buffered
+            ev.evidence = self.evidence.save(stem, ev.frames, ev.points) or ev.evidence
+        except (OSError, ValueError) as exc:  # evidence is a courtesy; the incident itself must be kept
+            ev.extra["evidence_error"] = str(exc)
+
     def _handle(self, ev: Event, image=None, homography=None) -> None:
         if self.closed_at is not None:
             # after the arbiter's result the board shows the post-mortem: journalled, not the game
@@ -376,13 +386,7 @@ class Recorder:
             if self.evidence is not None and not self._evidence_allowed():
                 ev.extra["evidence_error"] = "not saved: disk space low (kept for the journal)"
             elif self.evidence is not None:
-                stem = f"{self._n_incident:03d}_ply{ev.ply:03d}_{ev.kind}"
-                try:
-                    # an incident said again (a correction restated it) keeps its first images
-                    # when its frames are no longer buffered
-                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points) or ev.evidence
-                except (OSError, ValueError) as exc:  # evidence is a courtesy; the incident itself must be kept
-                    ev.extra["evidence_error"] = str(exc)
+                self._save_evidence(ev, f"{self._n_incident:03d}_ply{ev.ply:03d}_{ev.kind}")
             line = self._write(ev)
             self.incidents.append(line)
             self.on_line(f"  ! {ev.kind} ({ev.side or '-'}) at ply {ev.ply}, t={line['t']:.1f} s: {ev.detail}")
@@ -392,11 +396,7 @@ class Recorder:
             self._n_note += 1
             ev.extra.setdefault("note", self._n_note)
             if self.evidence is not None and self._evidence_allowed():
-                stem = f"note{self._n_note:03d}_ply{ev.ply:03d}_{ev.kind}"
-                try:
-                    ev.evidence = self.evidence.save(stem, ev.frames, ev.points) or ev.evidence
-                except (OSError, ValueError) as exc:
-                    ev.extra["evidence_error"] = str(exc)
+                self._save_evidence(ev, f"note{self._n_note:03d}_ply{ev.ply:03d}_{ev.kind}")
             line = self._write(ev)
             self.on_line(f"  ? review note ({ev.kind}, {ev.side or '-'}, score {ev.score:.2f}) at ply {ev.ply}, "
                          f"t={line['t']:.1f} s: {ev.detail}")

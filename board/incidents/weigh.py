@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -167,7 +167,7 @@ def default_model() -> EvidenceModel:
 
 
 def weigh(events: list[IncidentEvent], candidates: list[Candidate], model: EvidenceModel | None,
-          signals_of: "Any") -> list[IncidentEvent | ReviewNote]:
+          signals_of: Callable[[IncidentEvent], HandSignals | None]) -> list[IncidentEvent | ReviewNote]:
     """The incidents that stand and the notes, in the rules' order: each weighed incident gets its
     signals (from its `extra`, or `signals_of(event)`) and score; below `accuse` it becomes a note.
     One without signals (no faces read) stands as the rules raised it.
