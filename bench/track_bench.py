@@ -420,7 +420,7 @@ def main(argv=None) -> int:
         if rows:
             report(rows, speed)
             for name, names in sets.items():
-                print(f"-- video, {name} set ({'scored only, never tuned on' if name == 'heldback' else 'tuned on'}) --")
+                print(f"-- video, {name} set ({'scored only, never tuned on' if name in ('heldback', 'widehands') else 'tuned on'}) --")
                 report([r for r in rows if r[0] in names])
         else:
             print("no rendered clips (use --render N or --set NAME)")

@@ -357,6 +357,7 @@ class LatticeConfig:
     rise: float = 0.25          # ... or from this much more than it showed at the start (a corner
                                 # point's two segments may stay half hidden by its discs)
     min_region: int = 3         # covered points in an edge-touching region for it to be a hand at start
+    gamma: float = 2.2          # the camera's tone curve, undone to judge the lines in light as it fell (`lattice_seen`)
 
 
 def _segments() -> list[tuple[int, int]]:
@@ -378,11 +379,20 @@ def _segments() -> list[tuple[int, int]]:
 SEGMENTS = np.array(_segments(), np.int64)
 
 
-def _lattice_view(frame_bgr: np.ndarray, h: np.ndarray, q: int) -> np.ndarray:
-    """(10q, 9q, 3) log colour channels of the lattice area only, q px per spacing, point
-    (f, r) at the centre of cell column f, row 9 - r; softened by about a pixel so that sensor
-    noise does not make lines of its own. Channels are kept apart: red lines on a yellow board
-    barely change the brightness but clearly darken blue and green."""
+@functools.lru_cache(maxsize=4)
+def _tone_tables(gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per grey level (256,) float32: its log (offset by 8, so the darkest levels' noise does not
+    blow up) and its light as it fell on the sensor (the tone curve `gamma` undone), 0-1."""
+    levels = np.arange(256, dtype=np.float32)
+    return np.log(levels + 8.0), np.power(levels / 255.0, gamma).astype(np.float32)
+
+
+def _lattice_views(frame_bgr: np.ndarray, h: np.ndarray, q: int, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(10q, 9q, 3) colour channels of the lattice area only, in log units and in light as it
+    fell (`_tone_tables`), q px per spacing, point (f, r) at the centre of cell column f, row
+    9 - r; softened by about a pixel so that sensor noise does not make lines of its own.
+    Channels are kept apart: red lines on a yellow board barely change the brightness but
+    clearly darken blue and green."""
     from .geometry import point_spacing_px
     a = 1.0 / q
     m = np.array([[a, 0, 0.5 * a - 0.5], [0, -a, 9 + 0.5 - 0.5 * a], [0, 0, 1.0]])
@@ -395,11 +405,13 @@ def _lattice_view(frame_bgr: np.ndarray, h: np.ndarray, q: int) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
     if rect.ndim == 2:
         rect = np.dstack([rect] * 3)
-    return cv2.GaussianBlur(np.log(rect.astype(np.float32) + 8.0), (0, 0), 1.0)
+    log_table, light_table = _tone_tables(float(gamma))
+    return (cv2.GaussianBlur(cv2.LUT(rect, log_table), (0, 0), 1.0),
+            cv2.GaussianBlur(cv2.LUT(rect, light_table), (0, 0), 1.0))
 
 
 def segment_contrast(view: np.ndarray, cfg: LatticeConfig) -> np.ndarray:
-    """(len(SEGMENTS),) how clearly each segment's line shows in its middle part (log units).
+    """(len(SEGMENTS),) how clearly each segment's line shows in its middle part (in the view's units).
 
     Across the line at each position along it: the line's extreme within +-2 px against the
     nearer-looking of the two sides at 5..8 px, either polarity (dark ink or light inlay), in
@@ -450,15 +462,24 @@ def lattice_seen(frame_bgr: np.ndarray, h: np.ndarray, cfg: LatticeConfig | None
     cfg = cfg or LatticeConfig()
     # the lattice crop must hold +-half_width px around the edge lines: cells are q px, the edge
     # line sits q/2 inside, so any half width below q/2 fits
-    c = segment_contrast(_lattice_view(frame_bgr, h, cfg.px), cfg)
-    # the board's typical line: the upper quartile, so that a sleeve across a third of the
-    # board (its segments near zero) does not drag the reference down with it
-    ref = float(np.quantile(c, 0.75))
-    rel = c / ref if ref > 1e-3 else np.zeros_like(c)
+    view, light = _lattice_views(frame_bgr, h, cfg.px, cfg.gamma)
+    # A line is judged twice: in log units, where a shadow (which multiplies the light) leaves
+    # its contrast as it was, and in light as it fell on the sensor (the tone curve undone),
+    # where glare (which adds light) leaves it as it was. A hand or a sleeve hides the line in
+    # both; it shows where either still sees it.
+    rel = np.maximum(_relative(segment_contrast(view, cfg)), _relative(segment_contrast(light, cfg)))
     best = np.zeros(90, np.float32)
     np.maximum.at(best, SEGMENTS[:, 0], rel)
     np.maximum.at(best, SEGMENTS[:, 1], rel)
     return best
+
+
+def _relative(c: np.ndarray) -> np.ndarray:
+    """Segment contrasts as shares of the board's typical line: the upper quartile, so that a
+    sleeve across a third of the board (its segments near zero) does not drag the reference down
+    with it."""
+    ref = float(np.quantile(c, 0.75))
+    return c / ref if ref > 1e-9 else np.zeros_like(c)
 
 
 def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:

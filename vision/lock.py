@@ -4,7 +4,7 @@ Why this way: finding the board from scratch costs hundreds of milliseconds; con
 costs one remap of a few hundred short profiles. Each frame we look for the line ridges
 where the current homography says they are (only between points, where pieces rarely sit, and
 skipping points a hand hides). If they are still there (sub-pixel), we keep H and only refit
-when the lines have really drifted (no jitter). If too few are found the lock check fails: the
+when the lines have really drifted (no jitter) and no hand is over the board. If too few are found the lock check fails: the
 board was bumped or moved, and the caller re-finds it.
 """
 from __future__ import annotations
@@ -84,7 +84,8 @@ class LockKeeper:
         """Look for the lattice near where it was; refit if it drifted. Does not modify on failure."""
         cfg = self.config
         use = np.ones(len(self.pts), bool)
-        if hidden is not None and hidden.any() and float(np.mean(hidden)) < cfg.all_hidden:
+        covered = hidden is not None and hidden.any() and float(np.mean(hidden)) < cfg.all_hidden
+        if covered:
             # (nearly every point hidden is no hand: a lock that followed a bump only part of
             # the way leaves the whole board departing from the hand detector's background, and
             # skipping those points would keep that lock for good)
@@ -121,7 +122,15 @@ class LockKeeper:
                     self.h = h2
                     return LockResult(True, h2, s2, moved, slid=True)
             return LockResult(False, self.h, support, moved)
-        if moved > cfg.refit_px and self._fittable(use, near):
+        if moved > cfg.refit_px and not covered and self._fittable(use, near):
+            # not while a hand is over the board: the board and the camera do not move under a
+            # hand unless knocked, and a knock moves the lines beyond the tolerance (followed as
+            # a slide above). A refit then would see the lines of the uncovered part only, and
+            # an arm's edges beside them; fitted to part of the board, the pose drifts where it
+            # is not seen, a little with each refit, and once the hand has gone the lines there
+            # lie beyond the tolerance and the points the drift makes depart from the hand
+            # detector's background are skipped, so no later refit pulls it back: the board is
+            # never quiet again
             self.h = self._fit(m, use, near)
         return LockResult(True, self.h, support, moved)
 
