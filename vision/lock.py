@@ -4,8 +4,8 @@ Why this way: finding the board from scratch costs hundreds of milliseconds; con
 costs one remap of a few hundred short profiles. Each frame we look for the line ridges
 where the current homography says they are (only between points, where pieces rarely sit, and
 skipping points a hand hides). If they are still there (sub-pixel), we keep H and only refit
-when the lines have really drifted (no jitter) and no hand is over the board. If too few are found the lock check fails: the
-board was bumped or moved, and the caller re-finds it.
+when the lines have really drifted (no jitter) and no hand is over the board. If too few are
+found the lock check fails: the board was bumped or moved, and the caller re-finds it.
 """
 from __future__ import annotations
 
@@ -84,8 +84,8 @@ class LockKeeper:
         """Look for the lattice near where it was; refit if it drifted. Does not modify on failure."""
         cfg = self.config
         use = np.ones(len(self.pts), bool)
-        covered = hidden is not None and hidden.any() and float(np.mean(hidden)) < cfg.all_hidden
-        if covered:
+        covered = hidden is not None and bool(hidden.any()) and float(np.mean(hidden)) < cfg.all_hidden
+        if hidden is not None and covered:
             # (nearly every point hidden is no hand: a lock that followed a bump only part of
             # the way leaves the whole board departing from the hand detector's background, and
             # skipping those points would keep that lock for good)
