@@ -1109,6 +1109,12 @@ class HandDetector:
                                     cell_score=_points_from_cells(frac))
         return self.last_state
 
+    def board_verified(self) -> bool:
+        """Every cell of the background has been seen as the board: no hand or glare from the
+        start, and no knock being learnt again, in doubt (what is hidden now is something that
+        came over a board seen bare)."""
+        return self.bg is not None and not self.unverified.any()
+
     def can_idle(self) -> bool:
         """The state allows `idle`: the last frame looked at was quiet, with nothing hidden, held,
         unverified or moving, and the camera at rest."""

@@ -80,12 +80,18 @@ class LockKeeper:
         r1 = np.where(along_rank, r0, np.minimum(r0 + 1, 9))
         self.near = np.c_[r0 * 9 + f0, r1 * 9 + f1]
 
-    def check(self, gray: np.ndarray, hidden: np.ndarray | None = None) -> LockResult:
-        """Look for the lattice near where it was; refit if it drifted. Does not modify on failure."""
+    def check(self, gray: np.ndarray, hidden: np.ndarray | None = None, hand_seen: bool = True) -> LockResult:
+        """Look for the lattice near where it was; refit if it drifted. Does not modify on failure.
+
+        `hidden`: the points a hand hides (their lines are not looked for); `hand_seen`: they are
+        a hand the hand detector saw against a board it had seen bare (False while it still doubts
+        its background: at the start, after a knock, or after a new lock): the pose is then not
+        refitted, only followed through a knock."""
         cfg = self.config
         use = np.ones(len(self.pts), bool)
-        covered = hidden is not None and bool(hidden.any()) and float(np.mean(hidden)) < cfg.all_hidden
-        if hidden is not None and covered:
+        partly = hidden is not None and bool(hidden.any()) and float(np.mean(hidden)) < cfg.all_hidden
+        covered = partly and hand_seen
+        if hidden is not None and partly:
             # (nearly every point hidden is no hand: a lock that followed a bump only part of
             # the way leaves the whole board departing from the hand detector's background, and
             # skipping those points would keep that lock for good)

@@ -943,7 +943,7 @@ class BoardReader:
         self._take_fit()
         hidden_prev = self._hidden
         if self.lock is not None:
-            res = self.lock.check(gray, hidden_prev)
+            res = self.lock.check(gray, hidden_prev, hand_seen=self.hands.board_verified())
             if res.ok:
                 jumped = self.h is not None and geo.points_moved(self.h, res.homography) >= self.config.doubt.new_lattice_after
                 self.h = res.homography
