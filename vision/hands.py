@@ -467,19 +467,24 @@ def lattice_seen(frame_bgr: np.ndarray, h: np.ndarray, cfg: LatticeConfig | None
     # its contrast as it was, and in light as it fell on the sensor (the tone curve undone),
     # where glare (which adds light) leaves it as it was. A hand or a sleeve hides the line in
     # both; it shows where either still sees it.
-    rel = np.maximum(_relative(segment_contrast(view, cfg)), _relative(segment_contrast(light, cfg)))
+    rel = np.maximum(_relative(segment_contrast(view, cfg), LOG_CONTRAST_FLOOR),
+                     _relative(segment_contrast(light, cfg), LIGHT_CONTRAST_FLOOR))
     best = np.zeros(90, np.float32)
     np.maximum.at(best, SEGMENTS[:, 0], rel)
     np.maximum.at(best, SEGMENTS[:, 1], rel)
     return best
 
 
-def _relative(c: np.ndarray) -> np.ndarray:
+LOG_CONTRAST_FLOOR = 1e-3     # a board's typical line at or below this (log units) shows no lattice at all ...
+LIGHT_CONTRAST_FLOOR = 1e-4   # ... nor at or below this (light as it fell, 0-1; a clear line there is 0.01-0.2)
+
+
+def _relative(c: np.ndarray, floor: float) -> np.ndarray:
     """Segment contrasts as shares of the board's typical line: the upper quartile, so that a
     sleeve across a third of the board (its segments near zero) does not drag the reference down
-    with it."""
+    with it. A board whose typical line is no more than `floor` shows none: all zeros."""
     ref = float(np.quantile(c, 0.75))
-    return c / ref if ref > 1e-9 else np.zeros_like(c)
+    return c / ref if ref > floor else np.zeros_like(c)
 
 
 def covered_at_start(seen: np.ndarray, cfg: LatticeConfig) -> np.ndarray:

@@ -4,8 +4,8 @@ Why this way: finding the board from scratch costs hundreds of milliseconds; con
 costs one remap of a few hundred short profiles. Each frame we look for the line ridges
 where the current homography says they are (only between points, where pieces rarely sit, and
 skipping points a hand hides). If they are still there (sub-pixel), we keep H and only refit
-when the lines have really drifted (no jitter) and no hand is over the board. If too few are
-found the lock check fails: the board was bumped or moved, and the caller re-finds it.
+when the lines have really drifted (no jitter) and no hand seen is over the board. If too few
+are found the lock check fails: the board was bumped or moved, and the caller re-finds it.
 """
 from __future__ import annotations
 
@@ -89,13 +89,13 @@ class LockKeeper:
         refitted, only followed through a knock."""
         cfg = self.config
         use = np.ones(len(self.pts), bool)
-        partly = hidden is not None and bool(hidden.any()) and float(np.mean(hidden)) < cfg.all_hidden
-        covered = partly and hand_seen
-        if hidden is not None and partly:
+        covered = False     # a hand seen over part of the board: no refit below
+        if hidden is not None and hidden.any() and float(np.mean(hidden)) < cfg.all_hidden:
             # (nearly every point hidden is no hand: a lock that followed a bump only part of
             # the way leaves the whole board departing from the hand detector's background, and
             # skipping those points would keep that lock for good)
             use = ~(hidden[self.near[:, 0]] | hidden[self.near[:, 1]])
+            covered = hand_seen
         if use.sum() < cfg.min_visible:
             # almost everything hidden: can't verify, keep the lock as it is
             return LockResult(True, self.h, 1.0, 0.0)
@@ -129,7 +129,7 @@ class LockKeeper:
                     return LockResult(True, h2, s2, moved, slid=True)
             return LockResult(False, self.h, support, moved)
         if moved > cfg.refit_px and not covered and self._fittable(use, near):
-            # not while a hand is over the board: the board and the camera do not move under a
+            # not while a hand seen is over the board: the board and the camera do not move under a
             # hand unless knocked, and a knock moves the lines beyond the tolerance (followed as
             # a slide above). A refit then would see the lines of the uncovered part only, and
             # an arm's edges beside them; fitted to part of the board, the pose drifts where it

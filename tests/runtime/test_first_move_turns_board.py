@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import cv2
 import numpy as np
 
 from vision import geometry as geo
@@ -22,21 +21,14 @@ def test_a_wooden_set_in_dim_light_is_recorded_from_reds_end_once_red_has_moved(
     from runtime.recorder import Recorder
     from runtime.sources import FrameSource
     from sim import ClipSpec
-    from sim.render import Rig
+    from openings import write_opening
 
     spec = ClipSpec(seed=9044, look="paper", random_plies=8, width=960, height=540,
                     incidents=[{"kind": "touch_move_other", "ply": 1}, {"kind": "arm_pass", "ply": 5},
                                {"kind": "retouch", "ply": 7}],
                     camera={"tilt_deg": 22.0, "azimuth_deg": 80.0, "fov_deg": 62.0, "noise": 6.1, "bump": False})
-    rig = Rig(spec)
     path = tmp_path / "opening.mp4"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), float(spec.fps), (spec.width, spec.height))
-    truth = None
-    for i in range(215):          # past black's reply (settled at 7.04 s)
-        img, truth = rig.render(i, with_mask=False)
-        writer.write(img)
-    writer.release()
-    assert truth is not None
+    truth = write_opening(spec, 215, path)[-1]     # past black's reply (settled at 7.04 s)
     out = tmp_path / "record"
     out.mkdir()
     reader = _learning_reader(out, Position().points(), False, lambda line: None)

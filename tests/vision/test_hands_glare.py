@@ -124,24 +124,17 @@ def test_a_side_view_under_glare_is_quiet_before_the_first_move_and_after_a_capt
     refitted on the uncovered lines only, 2-3 px off on the covered side once the arm had gone,
     and the board departed from what the hand detector had learnt for the rest of the game."""
     import cv2
+    from openings import write_opening
 
     from sim import ClipSpec
-    from sim.render import Rig
 
     spec = ClipSpec(seed=9401, look="wood", random_plies=8, width=960, height=540, hands="wide",
                     incidents=[{"kind": "arm_pass", "ply": 3}, {"kind": "between_points", "ply": 5},
                                {"kind": "retouch", "ply": 8}],
                     camera={"tilt_deg": 18.0, "azimuth_deg": 95.0, "fov_deg": 64.5, "blur": 0.6,
                             "glare": True, "bump": True})
-    rig = Rig(spec)
     path = tmp_path / "start.mp4"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), float(spec.fps), (spec.width, spec.height))
-    truths = []
-    for i in range(200):
-        img, tr = rig.render(i, with_mask=False)
-        writer.write(img)
-        truths.append(tr)
-    writer.release()
+    truths = write_opening(spec, 200, path)
     reader = BoardReader(classify=False)
     cap = cv2.VideoCapture(str(path))
     obs = []

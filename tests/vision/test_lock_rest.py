@@ -41,16 +41,18 @@ def _half_hidden() -> np.ndarray:
     return hidden
 
 
-def _still(vsim) -> np.ndarray:
+def _locked_then_moved(vsim, dx: float, dy: float):
+    """A lock taken on a rendered board seen from its side, its pose, and the same frame moved by
+    (dx, dy) px with that move as a homography of the image."""
     img, _ = vsim.still(7, look="wood", tilt=25, azimuth=95, width=960, height=540)
-    return np.ascontiguousarray(img)
+    img = np.ascontiguousarray(img)
+    lock = _locked(img).lock
+    moved_img, move = _shifted(img, dx, dy)
+    return lock, lock.h.copy(), moved_img, move
 
 
 def test_lines_seen_a_pixel_off_beside_a_hand_leave_the_pose_as_it_was_until_the_hand_has_gone(vsim):
-    img = _still(vsim)
-    lock = _locked(img).lock
-    rest = lock.h.copy()
-    moved_img, move = _shifted(img, 1.0, 0.6)
+    lock, rest, moved_img, move = _locked_then_moved(vsim, 1.0, 0.6)
     res = lock.check(to_gray(moved_img), _half_hidden())
     assert res.ok and res.moved_px > lock.config.refit_px
     assert geo.points_moved(rest, res.homography) < 1e-9, "refitted on the lines beside a hand"
@@ -60,10 +62,7 @@ def test_lines_seen_a_pixel_off_beside_a_hand_leave_the_pose_as_it_was_until_the
 
 
 def test_a_knock_under_a_hand_is_followed_and_pulled_in_once_the_hand_has_gone(vsim):
-    img = _still(vsim)
-    lock = _locked(img).lock
-    rest = lock.h.copy()
-    knocked, move = _shifted(img, 4.0, 3.0)
+    lock, rest, knocked, move = _locked_then_moved(vsim, 4.0, 3.0)
     res = lock.check(to_gray(knocked), _half_hidden())
     assert res.ok and res.slid
     for _ in range(2):      # the hand gone: the lines all over the board pull it in
@@ -76,10 +75,7 @@ def test_points_the_hand_detector_still_doubts_do_not_hold_the_pose(vsim):
     # at the start, after a knock or a new lock, what the hand detector reports hidden is its own
     # doubt about a board it has not yet seen bare (a lock a third of a spacing off hides every
     # line from its start-up check): refitting then is how such a lock is pulled in
-    img = _still(vsim)
-    lock = _locked(img).lock
-    rest = lock.h.copy()
-    moved_img, move = _shifted(img, 1.0, 0.6)
+    lock, rest, moved_img, move = _locked_then_moved(vsim, 1.0, 0.6)
     res = lock.check(to_gray(moved_img), _half_hidden(), hand_seen=False)
     assert res.ok
     assert geo.points_moved(rest, res.homography) > 0.01, "held still for a hand no one saw"

@@ -54,18 +54,12 @@ def test_a_recording_on_a_set_the_model_hardly_reads_keeps_reds_end_where_the_re
     from app.commands.record import _learning_reader
     from rules import Position
     from sim import ClipSpec
-    from sim.render import Rig
+    from openings import write_opening
 
     spec = ClipSpec(seed=8410, look="paper", random_plies=8, width=960, height=540,
                     camera={"tilt_deg": 13.0, "azimuth_deg": 135.0, "fov_deg": 73.0, "glare": True, "bump": True})
-    rig = Rig(spec)
     path = tmp_path / "start.mp4"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), float(spec.fps), (spec.width, spec.height))
-    truth = None
-    for i in range(45):
-        img, truth = rig.render(i, with_mask=False)
-        writer.write(img)
-    writer.release()
+    truth = write_opening(spec, 45, path)[-1]
     said: list[str] = []
     (tmp_path / "record").mkdir()
     learner = _learning_reader(tmp_path / "record", Position().points(), False, said.append)
