@@ -18,6 +18,7 @@ turns such a crop into this convention (used by training and the tests).
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import cv2
@@ -141,6 +142,19 @@ def lift_homography(homography: np.ndarray, height: float, image_size: tuple[int
     return K @ np.stack([r1, r2, t + height * r3], 1)
 
 
+@functools.lru_cache(maxsize=16)
+def _crop_geometry(h_bytes: bytes, height: float, width_px: int, height_px: int, focal: float | None, size: int,
+                   span: float) -> tuple[np.ndarray, float]:
+    """The crops' plane (the board's homography lifted to `height`) and its image pixels per crop
+    pixel. Why cached: a frame's disc offsets cut crops from one homography a dozen times (each
+    step of a walk to a disc, each fit), and the pose's decomposition costs more than the cut."""
+    H = np.frombuffer(h_bytes, dtype=np.float64).reshape(3, 3).copy()
+    if height:
+        H = lift_homography(H, height, (width_px, height_px), focal)
+    H.setflags(write=False)
+    return H, crop_scale_px(H, size, span)
+
+
 def extract_point_crops(
     image_bgr: np.ndarray,
     homography: np.ndarray,
@@ -186,9 +200,8 @@ def extract_point_crops(
         raise ValueError(f"size must be >= 4 pixels, got {size}")
     if not span > 0:
         raise ValueError(f"span must be > 0, got {span}")
-    H = _check_homography(homography)
-    if height:
-        H = lift_homography(H, height, (img.shape[1], img.shape[0]), focal)
+    H, s = _crop_geometry(_check_homography(homography).tobytes(), float(height), img.shape[1], img.shape[0],
+                          None if focal is None else float(focal), size, float(span))
 
     centres = point_grid()
     if points is not None:
@@ -209,7 +222,6 @@ def extract_point_crops(
 
     scale = 1.0
     if antialias:
-        s = crop_scale_px(H, size, span)
         while s > 2.0 and min(img.shape[:2]) > 32:
             img = cv2.pyrDown(img)
             s /= 2.0

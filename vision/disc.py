@@ -261,38 +261,58 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     edge = mag >= thr[:, None, None] * cfg.rim_edge_share
     r_lo, r_hi = radii[0] * ppx - cfg.radius_slack_px, radii[1] * ppx + cfg.radius_slack_px
     n_r = int(np.ceil(r_hi - r_lo)) + 1
+    # A circle's rim pixels lie within r_hi of its centre, so each circle is judged on the square of
+    # the patch round its centre (a quarter of the patch's pixels), read from patches framed wide
+    # enough that no square reaches past the frame; the frame holds no edges.
+    half = int(np.ceil(r_hi)) + 1
+    side = 2 * half + 2
+    frame = side + 1
+    fs = size + 2 * frame
+    framed = []
+    for a in (nx, ny, mag, edge):
+        f = np.zeros((n, fs, fs), a.dtype)
+        f[:, frame:frame + size, frame:frame + size] = a
+        framed.append(f.reshape(-1))
+    steps = np.arange(side)
+    base = (np.arange(n) * (fs * fs))[:, None, None, None]
+    wall_x, wall_y = wall[:, None, 0, None, None], wall[:, None, 1, None, None]
+    b_ang = (np.arange(sectors) + 0.5) / sectors * 2 * np.pi - np.pi
+    usable_all = (np.cos(b_ang)[None] * wall[:, 0, None] + np.sin(b_ang)[None] * wall[:, 1, None]) <= cfg.wall_side_cos
 
     def rim(cx: np.ndarray, cy: np.ndarray, sgn: np.ndarray,
             rad: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rim pixels of circles (n, K) centred at (cx, cy): polarity-consistent radial edges at
-        the circle's radius (estimated as the best-supported radius when `rad` is None)."""
-        dx = xs[None, None] - cx[..., None, None]
-        dy = ys[None, None] - cy[..., None, None]
+        the circle's radius (estimated as the best-supported radius when `rad` is None). Returns
+        the first circle's rim pixels as an (n, size, size) mask, the radii and the coverages."""
+        cols = np.floor(cx).astype(np.int64)[..., None] - half + steps     # (n, K, side) patch columns
+        rows = np.floor(cy).astype(np.int64)[..., None] - half + steps
+        at = base + (rows[..., :, None] + frame) * fs + (cols[..., None, :] + frame)   # (n, K, side, side)
+        nx_w, ny_w, mag_w, edge_w = (np.take(a, at) for a in framed)
+        dx = cols[..., None, :].astype(np.float64) - cx[..., None, None]
+        dy = rows[..., :, None].astype(np.float64) - cy[..., None, None]
         d = np.sqrt(dx * dx + dy * dy) + 1e-9
         # gradient pointing at the centre (sgn +1: lighter inside) or away from it (sgn -1)
-        cosr = -(nx[:, None] * dx + ny[:, None] * dy) / d * sgn[..., None, None]
-        aligned = edge[:, None] & (cosr > cfg.rim_cos) & (d >= r_lo) & (d <= r_hi)
+        cosr = -(nx_w * dx + ny_w * dy) / d * sgn[..., None, None]
+        aligned = edge_w & (cosr > cfg.rim_cos) & (d >= r_lo) & (d <= r_hi)
+        circle = np.arange(cx.size).reshape(cx.shape)[..., None, None]
         if rad is None:
-            bins = np.clip(np.rint(d - r_lo).astype(np.int64), 0, n_r - 1)
-            circle = np.arange(aligned[..., 0, 0].size).reshape(aligned.shape[:-2])[..., None, None]
-            key = (circle * n_r + bins)[aligned]
-            w_al = np.broadcast_to(mag[:, None], aligned.shape)[aligned]
-            hist = np.bincount(key, weights=w_al, minlength=circle.size * n_r).reshape(cx.shape + (n_r,))
+            bins = np.clip(np.rint(d[aligned] - r_lo).astype(np.int64), 0, n_r - 1)
+            key = np.broadcast_to(circle, aligned.shape)[aligned] * n_r + bins
+            hist = np.bincount(key, weights=mag_w[aligned], minlength=cx.size * n_r).reshape(cx.shape + (n_r,))
             hist = hist + 0.5 * (np.roll(hist, 1, -1) + np.roll(hist, -1, -1))
             rad = r_lo + np.argmax(hist, axis=-1).astype(np.float64)
-        far = (dx * wall[:, None, 0, None, None] + dy * wall[:, None, 1, None, None]) / d <= cfg.wall_side_cos
-        far = far.reshape(aligned.shape) if far.shape != aligned.shape else far
+        far = (dx * wall_x + dy * wall_y) / d <= cfg.wall_side_cos
         sel = aligned & far & (np.abs(d - rad[..., None, None]) <= cfg.rim_band_px)
-        ang = np.arctan2(dy, dx)
+        ang = np.arctan2(np.broadcast_to(dy, sel.shape)[sel], np.broadcast_to(dx, sel.shape)[sel])
         sec = np.floor((ang + np.pi) / (2 * np.pi) * sectors).astype(np.int64) % sectors
-        circle = np.arange(sel[..., 0, 0].size).reshape(sel.shape[:-2])[..., None, None]
-        hit = np.bincount((circle * sectors + sec)[sel], minlength=circle.size * sectors).reshape(
-            cx.shape + (sectors,)) > 0
+        hit = np.bincount(np.broadcast_to(circle, sel.shape)[sel] * sectors + sec,
+                          minlength=cx.size * sectors).reshape(cx.shape + (sectors,)) > 0
         # coverage over the sectors the rim can be seen in (all, or the far side and flanks)
-        b_ang = (np.arange(sectors) + 0.5) / sectors * 2 * np.pi - np.pi
-        usable = (np.cos(b_ang)[None] * wall[:, 0, None] + np.sin(b_ang)[None] * wall[:, 1, None]) <= cfg.wall_side_cos
-        usable = usable.reshape((n,) + (1,) * (hit.ndim - 2) + (sectors,))
-        return sel, rad, (hit & usable).sum(-1) / np.maximum(usable.sum(-1), 1)
+        usable = usable_all.reshape((n,) + (1,) * (hit.ndim - 2) + (sectors,))
+        first = np.zeros(n * fs * fs, bool)
+        first[at[:, 0]] = sel[:, 0]
+        return (first.reshape(n, fs, fs)[:, frame:frame + size, frame:frame + size], rad,
+                (hit & usable).sum(-1) / np.maximum(usable.sum(-1), 1))
 
     sel, rad, cover = rim(cand_x, cand_y, cand_s, None)
     best = np.argmax(cover + 1e-3 * np.arange(kc, 0, -1)[None], axis=1)   # ties: the stronger vote
@@ -304,7 +324,7 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     for _ in range(cfg.refine_rounds):
         # every rim pixel's gradient line passes through the centre: the least-squares point
         # nearest all of them is the sub-pixel centre, whatever the exact radius
-        wt = np.where(sel[:, 0] if sel.ndim == 4 else sel, mag, 0.0)
+        wt = np.where(sel, mag, 0.0)
         a11, a12, a22 = (wt * px * px).sum((1, 2)), (wt * px * py).sum((1, 2)), (wt * py * py).sum((1, 2))
         b1, b2 = (wt * px * proj).sum((1, 2)), (wt * py * proj).sum((1, 2))
         det = a11 * a22 - a12 * a12
@@ -316,10 +336,11 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         sel, _, cover = rim(cxs[:, None], cys[:, None], sgn[:, None], rad[:, None])
         cover = cover[:, 0]
     # the rim radius to sub-pixel precision: mean distance of the rim pixels to the centre
-    s_fin = sel[:, 0] if sel.ndim == 4 else sel
-    dist = np.hypot(xs[None] - cxs[:, None, None], ys[None] - cys[:, None, None])
-    wsum = np.where(s_fin, mag, 0.0).sum((1, 2))
-    rad = np.where(wsum > 0, (np.where(s_fin, mag * dist, 0.0)).sum((1, 2)) / np.maximum(wsum, 1e-9), rad)
+    k, yy, xx = np.nonzero(sel)
+    weighted = np.zeros(sel.shape)
+    weighted[k, yy, xx] = mag[k, yy, xx] * np.hypot(xx - cxs[k], yy - cys[k])
+    wsum = np.where(sel, mag, 0.0).sum((1, 2))
+    rad = np.where(wsum > 0, weighted.sum((1, 2)) / np.maximum(wsum, 1e-9), rad)
     off_x = (cxs - c0) / ppx
     off_y = -(cys - c0) / ppx                              # patch rows run along -rank
     return DiscFit(idx, np.stack([off_x, off_y], 1), rad / ppx, cover, cfg.min_coverage)
