@@ -268,11 +268,11 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
     side = 2 * half + 2
     frame = side + 1
     fs = size + 2 * frame
-    framed = []
+    flat: list[np.ndarray] = []
     for a in (nx, ny, mag, edge):
         f = np.zeros((n, fs, fs), a.dtype)
         f[:, frame:frame + size, frame:frame + size] = a
-        framed.append(f.reshape(-1))
+        flat.append(f.reshape(-1))
     steps = np.arange(side)
     base = (np.arange(n) * (fs * fs))[:, None, None, None]
     wall_x, wall_y = wall[:, None, 0, None, None], wall[:, None, 1, None, None]
@@ -287,7 +287,7 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         cols = np.floor(cx).astype(np.int64)[..., None] - half + steps     # (n, K, side) patch columns
         rows = np.floor(cy).astype(np.int64)[..., None] - half + steps
         at = base + (rows[..., :, None] + frame) * fs + (cols[..., None, :] + frame)   # (n, K, side, side)
-        nx_w, ny_w, mag_w, edge_w = (np.take(a, at) for a in framed)
+        nx_w, ny_w, mag_w, edge_w = (np.take(a, at) for a in flat)
         dx = cols[..., None, :].astype(np.float64) - cx[..., None, None]
         dy = rows[..., :, None].astype(np.float64) - cy[..., None, None]
         d = np.sqrt(dx * dx + dy * dy) + 1e-9
