@@ -22,7 +22,7 @@ LOOKS = ("wood", "cloth", "paper", "plastic", "mat")
 PLIES = 8
 
 
-def draw_clip(rng: random.Random, seed: int, look: str, planted: int, hands: str = "rig") -> str:
+def draw_clip(rng: random.Random, seed: int, look: str, planted: int, hands: str = "rig", resting: bool = False) -> str:
     """One BenchClip source line pair for `seed`."""
     kinds = rng.sample(PLANTED_KINDS, planted)
     plies = rng.sample(range(1, PLIES + 1), planted + 1)
@@ -45,7 +45,7 @@ def draw_clip(rng: random.Random, seed: int, look: str, planted: int, hands: str
     camera["bump"] = rng.random() < 0.75
     inc = ", ".join(f'("{k}", {p})' for k, p in incidents)
     cam = ", ".join(f'"{k}": {v!r}' for k, v in camera.items())
-    tail = f', hands="{hands}"' if hands != "rig" else ""
+    tail = (f', hands="{hands}"' if hands != "rig" else "") + (", resting=True" if resting else "")
     return f'    BenchClip({seed}, "{look}", {PLIES}, ({inc}),\n              {{{cam}}}{tail}),'
 
 
@@ -57,10 +57,12 @@ def main() -> None:
     ap.add_argument("--planted", type=int, default=2, help="planted incidents a clip (besides one arm pass)")
     ap.add_argument("--hands", choices=("rig", "wide"), default="rig",
                     help="the players' hands: the rig's, or hands it never rendered (sim.hands.HAND_KINDS)")
+    ap.add_argument("--resting", action="store_true",
+                    help="the players' free hands rest at their edges of the board for stretches (sim ClipSpec.resting)")
     args = ap.parse_args()
     if not 1 <= args.planted <= len(PLANTED_KINDS):
         ap.error(f"--planted must be 1-{len(PLANTED_KINDS)}, got {args.planted}")
-    for line in draw_set(args.seed, args.first, args.count, args.planted, args.hands):
+    for line in draw_set(args.seed, args.first, args.count, args.planted, args.hands, args.resting):
         print(line)
 
 
@@ -74,7 +76,7 @@ def plays_long_enough(seed: int) -> bool:
     return len(planned_moves(ClipSpec(seed=seed, random_plies=PLIES))) >= PLIES
 
 
-def draw_set(seed: int, first: int, count: int, planted: int, hands: str = "rig") -> list[str]:
+def draw_set(seed: int, first: int, count: int, planted: int, hands: str = "rig", resting: bool = False) -> list[str]:
     """`count` clips from renderer seed `first` on. Every seed is drawn in turn (its looks and
     camera spent from the draw's stream), and one whose game ends before PLIES is passed over, so
     the set holds `count` renderable clips and the seeds after it are drawn as they would be."""
@@ -82,7 +84,7 @@ def draw_set(seed: int, first: int, count: int, planted: int, hands: str = "rig"
     lines: list[str] = []
     i = 0
     while len(lines) < count:
-        line = draw_clip(rng, first + i, LOOKS[i % len(LOOKS)], planted, hands)
+        line = draw_clip(rng, first + i, LOOKS[i % len(LOOKS)], planted, hands, resting)
         if plays_long_enough(first + i):
             lines.append(line)
         i += 1

@@ -134,7 +134,7 @@ def render_set(name: str, width: int, height: int) -> list[Path]:
         if not (d / "truth.json").exists() or not (d / "clip.mp4").exists():
             t = time.time()
             write_clip(ClipSpec(seed=c.seed, look=c.look, random_plies=c.plies, incidents=c.incident_dicts(),
-                                width=width, height=height, camera=dict(c.camera), hands=c.hands), d)
+                                width=width, height=height, camera=dict(c.camera), hands=c.hands, resting=c.resting), d)
             print(f"rendered {d.name} in {time.time() - t:.0f} s", flush=True)
         dirs.append(d)
     return dirs
@@ -354,7 +354,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hybrid", action="store_true",
                     help="real vision hands/pose on rendered clips + readings from truth (incident rules vs a real hand detector)")
     ap.add_argument("--no-synth", action="store_true")
-    ap.add_argument("--set", action="append", choices=("tuning", "heldback", "widehands"), default=[],
+    ap.add_argument("--set", action="append", choices=("tuning", "heldback", "widehands", "resthands"), default=[],
                     help="render (cached) and use a clip set of bench/track_sets.py; repeatable")
     ap.add_argument("--set-size", default="960x540", help="render size for --set (default 960x540)")
     ap.add_argument("--live", action="store_true",
@@ -420,7 +420,7 @@ def main(argv=None) -> int:
         if rows:
             report(rows, speed)
             for name, names in sets.items():
-                print(f"-- video, {name} set ({'scored only, never tuned on' if name in ('heldback', 'widehands') else 'tuned on'}) --")
+                print(f"-- video, {name} set ({'scored only, never tuned on' if name in ('heldback', 'widehands', 'resthands') else 'tuned on'}) --")
                 report([r for r in rows if r[0] in names])
         else:
             print("no rendered clips (use --render N or --set NAME)")

@@ -36,6 +36,7 @@ class BenchClip:
     incidents: tuple[tuple[str, int], ...]
     camera: dict[str, Any] = field(default_factory=dict)
     hands: str = "rig"     # sim.hands.HAND_KINDS: the rig's hands, or "wide": hands it never rendered
+    resting: bool = False  # the players' free hands rest at their edges of the board for stretches (sim ClipSpec.resting)
 
     def incident_dicts(self) -> list[dict]:
         """The incidents as the renderer's ClipSpec wants them."""
@@ -1377,4 +1378,45 @@ WIDE_HANDS: tuple[BenchClip, ...] = (
               {"tilt_deg": 19.5, "azimuth_deg": 10.0, "fov_deg": 72.5, "distortion": 0.04, "blur": 1.4, "shadows": True, "bump": True}, hands="wide"),
 )
 
-SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK, "widehands": WIDE_HANDS}
+# Two hands in view at once: besides the hand that plays, both players' free hands rest on the table
+# at their own edges of the board for spells of 2.5-8 s, sliding in and out and trembling a little
+# (sim ClipSpec.resting), with the widened hands' looks: drawn by bench/draw_clips.py --seed
+# 2026120752 --first 9501 --count 16 --planted 2 --hands wide --resting, written and committed
+# before first rendered; only ever scored, like HELD_BACK.
+RESTING_HANDS: tuple[BenchClip, ...] = (
+    BenchClip(9501, "wood", 8, (("arm_pass", 2), ("retouch", 3), ("touch_move_other", 4)),
+              {"tilt_deg": 43.5, "azimuth_deg": 230.0, "fov_deg": 48.5, "noise": 2.3, "bump": False}, hands="wide", resting=True),
+    BenchClip(9502, "cloth", 8, (("arm_pass", 4), ("touch_move_other", 5), ("between_points", 6)),
+              {"tilt_deg": 7.0, "azimuth_deg": 65.0, "fov_deg": 58.5, "blur": 1.5, "noise": 2.5, "glare": True, "bump": False}, hands="wide", resting=True),
+    BenchClip(9503, "paper", 8, (("arm_pass", 2), ("knocked", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 11.0, "azimuth_deg": 265.0, "fov_deg": 48.0, "bump": True}, hands="wide", resting=True),
+    BenchClip(9504, "plastic", 8, (("retouch", 4), ("arm_pass", 6), ("between_points", 7)),
+              {"tilt_deg": 20.0, "azimuth_deg": 105.0, "fov_deg": 49.5, "noise": 3.2, "shadows": True, "bump": True}, hands="wide", resting=True),
+    BenchClip(9505, "mat", 8, (("retouch", 3), ("touch_move_other", 5), ("arm_pass", 8)),
+              {"tilt_deg": 23.5, "azimuth_deg": 355.0, "fov_deg": 54.0, "bump": True}, hands="wide", resting=True),
+    BenchClip(9506, "wood", 8, (("touch_move_other", 4), ("arm_pass", 5), ("knocked", 7)),
+              {"tilt_deg": 26.5, "azimuth_deg": 210.0, "fov_deg": 63.5, "blur": 1.5, "bump": True}, hands="wide", resting=True),
+    BenchClip(9507, "cloth", 8, (("knocked", 1), ("arm_pass", 6), ("touch_move_other", 7)),
+              {"tilt_deg": 24.5, "azimuth_deg": 185.0, "fov_deg": 55.0, "shadows": True, "bump": True}, hands="wide", resting=True),
+    BenchClip(9508, "paper", 8, (("touch_move_other", 1), ("retouch", 4), ("arm_pass", 6)),
+              {"tilt_deg": 13.0, "azimuth_deg": 160.0, "fov_deg": 49.5, "distortion": -0.09, "noise": 4.4, "glare": True, "bump": True}, hands="wide", resting=True),
+    BenchClip(9509, "plastic", 8, (("knocked", 2), ("touch_move_other", 4), ("arm_pass", 5)),
+              {"tilt_deg": 10.0, "azimuth_deg": 170.0, "fov_deg": 51.0, "glare": True, "shadows": True, "bump": False}, hands="wide", resting=True),
+    BenchClip(9510, "mat", 8, (("arm_pass", 2), ("between_points", 7), ("touch_move_other", 8)),
+              {"tilt_deg": 13.0, "azimuth_deg": 0.0, "fov_deg": 48.5, "glare": True, "bump": True}, hands="wide", resting=True),
+    BenchClip(9511, "wood", 8, (("retouch", 1), ("knocked", 4), ("arm_pass", 7)),
+              {"tilt_deg": 9.5, "azimuth_deg": 65.0, "fov_deg": 69.5, "blur": 0.9, "noise": 1.9, "shadows": True, "bump": True}, hands="wide", resting=True),
+    BenchClip(9512, "cloth", 8, (("arm_pass", 3), ("knocked", 4), ("touch_move_other", 7)),
+              {"tilt_deg": 42.0, "azimuth_deg": 170.0, "fov_deg": 73.5, "noise": 5.4, "bump": True}, hands="wide", resting=True),
+    BenchClip(9513, "paper", 8, (("arm_pass", 2), ("knocked", 6), ("between_points", 7)),
+              {"tilt_deg": 38.5, "azimuth_deg": 60.0, "fov_deg": 73.0, "blur": 2.0, "bump": True}, hands="wide", resting=True),
+    BenchClip(9514, "plastic", 8, (("arm_pass", 1), ("between_points", 3), ("knocked", 7)),
+              {"tilt_deg": 8.5, "azimuth_deg": 275.0, "fov_deg": 56.5, "noise": 6.0, "bump": True}, hands="wide", resting=True),
+    BenchClip(9515, "mat", 8, (("arm_pass", 2), ("between_points", 4), ("retouch", 5)),
+              {"tilt_deg": 19.0, "azimuth_deg": 295.0, "fov_deg": 75.5, "distortion": -0.1, "bump": True}, hands="wide", resting=True),
+    BenchClip(9516, "wood", 8, (("arm_pass", 1), ("touch_move_other", 2), ("retouch", 8)),
+              {"tilt_deg": 7.0, "azimuth_deg": 350.0, "fov_deg": 70.5, "blur": 0.7, "noise": 2.0, "bump": True}, hands="wide", resting=True),
+)
+
+SETS: dict[str, tuple[BenchClip, ...]] = {"tuning": TUNING, "heldback": HELD_BACK, "widehands": WIDE_HANDS,
+                                          "resthands": RESTING_HANDS}

@@ -297,3 +297,56 @@ def shadow_polygons(cam: Camera, pose: HandPose, look: HandLook, light: np.ndarr
     parts = hand_parts(pose, look)
     flat = [(name, np.column_stack([p[:, :2] - np.outer(p[:, 2] / lz, light[:2]), np.zeros(len(p))])) for name, p in parts]
     return [p for _, p in project_parts(cam, flat)]
+
+
+@dataclass(frozen=True)
+class RestingHand:
+    """A player's free hand lying on the table at their edge of the board: where, and when."""
+
+    side: str                       # "w" (red, beyond rank 0) or "b" (black, beyond rank 9)
+    x: float                        # fingertip file position while at rest
+    y: float                        # fingertip rank position while at rest (in the ring beyond the edge)
+    ax: float                       # unit vector from the fingertips toward the shoulder
+    ay: float
+    grip: float
+    phase: float                    # of its tremble (radians)
+    spells: tuple[tuple[float, float], ...]   # (start, end) video seconds it lies there
+
+
+REST_SLIDE_S = 0.4      # a resting hand slides in (or out) over this long
+REST_AWAY = 6.0         # ... from this far beyond its resting place (spacings): out of most views
+REST_TREMBLE = 0.012    # spacings: a hand at rest is never quite still
+
+
+def resting_schedule(rng: np.random.Generator, duration_s: float) -> list[RestingHand]:
+    """Both players' free hands: each rests its fingertips on the ring of table just beyond its own
+    edge of the board (never over the points: a resting hand plays no part) for spells of 2.5-8 s,
+    away for 1.5-5 s between them, the arm turned up to 35 degrees off straight back."""
+    out = []
+    for side in ("w", "b"):
+        th = float(np.radians(rng.uniform(-35.0, 35.0)))
+        back = -1.0 if side == "w" else 1.0
+        edge = -1.15 - float(rng.uniform(0.0, 0.3))
+        y = edge if side == "w" else 9.0 - edge
+        spells = []
+        t = float(rng.uniform(0.0, 2.0))
+        while t < duration_s:
+            on = float(rng.uniform(2.5, 8.0))
+            spells.append((t, min(duration_s, t + on)))
+            t += on + float(rng.uniform(1.5, 5.0))
+        out.append(RestingHand(side, float(rng.uniform(1.0, 7.0)), y, float(np.sin(th)), back * float(np.cos(th)),
+                               float(rng.uniform(0.75, 1.0)), float(rng.uniform(0, 2 * np.pi)), tuple(spells)))
+    return out
+
+
+def resting_pose(hand: RestingHand, t: float) -> HandPose | None:
+    """Where the resting hand is at video time `t`, or None while it is away."""
+    for t0, t1 in hand.spells:
+        if t0 <= t <= t1:
+            k = float(np.clip(min(t - t0, t1 - t) / REST_SLIDE_S, 0.0, 1.0))
+            k = k * k * (3 - 2 * k)
+            away = (1.0 - k) * REST_AWAY
+            wob = REST_TREMBLE * np.sin(2 * np.pi * 1.3 * t + hand.phase)
+            return HandPose(x=hand.x + away * hand.ax + wob, y=hand.y + away * hand.ay + 0.7 * wob, z=0.0,
+                            ax=hand.ax, ay=hand.ay, grip=hand.grip)
+    return None

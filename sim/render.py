@@ -20,7 +20,8 @@ import numpy as np
 
 from . import art
 from .camera import Camera, fit_camera, pose_truth
-from .hands import HAND_KINDS, HandPose, draw_hand_look, hand_parts, project_parts, render_hand, shadow_polygons
+from .hands import (HAND_KINDS, HandPose, RestingHand, draw_hand_look, hand_parts, project_parts, render_hand,
+                    resting_pose, resting_schedule, shadow_polygons)
 from .pieces import PieceStyle, draw_piece, draw_piece_style, face_sprite, rotated_face, shading_map, shadow_polygon
 from .script import INCIDENT_KINDS, Choreographer, Timeline
 from .truth import ClipSpec, ClipTruth, FrameTruth, board_to_fen, fen_to_board
@@ -255,6 +256,10 @@ class Rig:
             self.moves_iccs = moves
             self.tl = self._choreograph(board, side, moves, r_script, r_inc)
         self.n = len(self.tl.frames)
+        # the players' free hands at rest, drawn from a stream of their own (every other draw as before)
+        self.resting: list[RestingHand] = resting_schedule(
+            np.random.default_rng(np.random.SeedSequence([int(spec.seed) & 0xFFFFFFFF, 7, 11])),
+            self.n / spec.fps) if spec.resting else []
         self.frame_pose = [0] * self.n
         self.bumps: list[dict] = []
         if still_board is None and over.get("bump", r_bump.random() < 0.5 and not over.get("clean")):
@@ -591,6 +596,11 @@ class Rig:
                 draw_piece(img, cam, h.x - 0.15 * k * h.ax, h.y - 0.15 * k * h.ay, self._face(pc, 0.0 if pc.isupper() else 180.0),
                            self.pstyle, z0=z0)
         mask = np.zeros((self.H, self.W), np.uint8)
+        rested = False
+        for rest in self.resting:
+            at_rest = resting_pose(rest, i / self.spec.fps)
+            if at_rest is not None:
+                rested |= render_hand(img, cam, at_rest, self.hand_looks[rest.side], self.light, mask) is not None
         if plan.hand is not None:
             under = img.copy() if self.fx.motion_blur else None
             box = render_hand(img, cam, plan.hand, self.hand_looks[plan.side], self.light, mask)
@@ -606,7 +616,7 @@ class Rig:
             offsets[sq] = (pl.dx, pl.dy)
             rots[sq] = pl.rot
         bs = "".join(board)
-        hidden = self._hidden(cam, mask, snap) if plan.hand is not None else np.zeros(90, bool)
+        hidden = self._hidden(cam, mask, snap) if plan.hand is not None or rested else np.zeros(90, bool)
         truth = FrameTruth(
             frame_index=i, t=i / self.spec.fps, board=bs, fen=board_to_fen(bs), offsets=offsets, rotations=rots,
             hidden=hidden, hand_mask=(mask > 127) if with_mask else None, quiet=not bool(self.over_board[i]),

@@ -98,6 +98,10 @@ class ClipSpec:
     camera: dict | None = None
     hands: str = "rig"
     """sim.hands.HAND_KINDS: "rig", or "wide" for hands the tracker was never tuned on."""
+    resting: bool = False
+    """The players' free hands rest on the table at their own edges of the board for stretches of
+    the clip (sliding in and out, trembling a little), beside the hand that plays: hands in view
+    that take no part in the game (sim.hands.resting_schedule)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

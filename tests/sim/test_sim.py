@@ -266,6 +266,33 @@ def test_the_rigs_hands_draw_as_before_and_wide_hands_add_what_the_rig_never_ren
         draw_hand_look(np.random.default_rng(0), "robot")
 
 
+def test_resting_hands_lie_beyond_the_boards_edge_and_leave_every_other_frame_as_it_was():
+    """ClipSpec.resting: the players' free hands lie on the ring of table beyond their own edges for
+    spells, in view but over no point (the board stays quiet in the truth); the frames they are away
+    from are the frames the same clip renders without them (their draws come from a stream of their
+    own), and the game is the same."""
+    from sim.hands import resting_pose
+    spec = dict(seed=31, random_plies=2, width=480, height=270, camera={"tilt_deg": 25.0, "bump": False})
+    bare, resting = Rig(ClipSpec(**spec)), Rig(ClipSpec(**spec, resting=True))
+    assert resting.n == bare.n and resting.moves_iccs == bare.moves_iccs
+    assert {h.side for h in resting.resting} == {"w", "b"} and not bare.resting
+    shown = away = 0
+    for i in range(0, resting.n, 9):
+        here = [p for p in (resting_pose(h, i / resting.spec.fps) for h in resting.resting) if p is not None]
+        for p in here:
+            assert p.y < -0.9 or p.y > 9.9, "a resting hand's fingertips lie beyond the edge points"
+        img, truth = resting.render(i)
+        plain, plain_truth = bare.render(i)
+        assert truth.quiet == plain_truth.quiet and truth.board == plain_truth.board
+        if not here:
+            assert np.array_equal(img, plain)
+            away += 1
+        elif bare.tl.frames[i].hand is None and truth.hand_mask.any():
+            assert not truth.hidden.any()
+            shown += 1
+    assert shown >= 3 and away >= 1
+
+
 def test_bad_specs_are_refused_clearly():
     with pytest.raises(ValueError, match="unknown look"):
         Rig(ClipSpec(look="marble"))
