@@ -334,12 +334,6 @@ class PieceClassifier:
             probs[unsure] = softmax(lu)
         return ClassifierOutput(probs, logits, emb, off)
 
-    def predict_plain(self, crops: np.ndarray) -> ClassifierOutput:
-        """`predict_full` without quarter-turn averaging for any crop: one model pass a crop. For
-        reads whose exact probabilities are not kept (the steps of a walk to a disc)."""
-        logits, emb, off = self._profiled(self._prepare(crops), False)
-        return ClassifierOutput(softmax(logits), logits, emb, off)
-
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """(N, 15) float32 class probabilities for (N, S, S, 3) BGR uint8 crops."""
         return self.predict_full(crops).probs

@@ -420,8 +420,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
                   height: float = DISC_TOP_HEIGHT, radii: tuple[float, float] = (0.3, 0.52),
                   fit_out: list[DiscFit] | None = None, set_radius: float | None = None, fit_all: bool = True,
                   config: DiscConfig = DEFAULT_DISC, fit_also: np.ndarray | None = None,
-                  radius_sure: bool = True, recentre: Recentre | None = None,
-                  step: Recentre | None = None) -> np.ndarray:
+                  radius_sure: bool = True, recentre: Recentre | None = None) -> np.ndarray:
     """The Observation `offset` field for `points` (rows aligned with `points`).
 
     A point read as a piece gets its disc's fitted centre when the disc sits clearly off its
@@ -443,9 +442,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     `fit_also`: (N,) bool, points fitted even so (DiscMeter: discs whose last fit it compares
     with); `radius_sure`: `set_radius` was learnt from clear rims (DiscMeter), not only from the
     best of a noisy read's; `recentre`: the model on off-centre crops, which walks a disc that still
-    reads short of `walk_accept` to where the model sees it centred (walk_to_disc); `step`: a
-    cheaper read of the same model for the walk's steps (default `recentre`), the walks' ends that
-    may be taken being read by `recentre` itself.
+    reads short of `walk_accept` to where the model sees it centred (walk_to_disc).
     """
     cfg = config
     idx = np.asarray(points, dtype=np.int64).reshape(-1)
@@ -464,7 +461,7 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
     if not need.any():
         # nothing to fit; the walk still gets its say (its own thresholds choose whom to walk)
         return out if recentre is None else _walked(image_bgr, homography, idx, probs, model, out, empty, unsure,
-                                                     recentre, cfg, step)
+                                                     recentre, cfg)
     k = np.flatnonzero(need)
     fit = fit_discs(image_bgr, homography, idx[k], height=height, radii=radii, config=cfg)
     if fit_out is not None:
@@ -540,41 +537,29 @@ def point_offsets(image_bgr: np.ndarray, homography: np.ndarray, points: Sequenc
         seen &= ~faint[sub] | same
         out[k[sub[seen]]] = fo[sub[seen]]
     if recentre is not None:
-        out = _walked(image_bgr, homography, idx, probs, model, out, empty, unsure, recentre, cfg, step)
+        out = _walked(image_bgr, homography, idx, probs, model, out, empty, unsure, recentre, cfg)
     return out
 
 
 def _walked(image_bgr: np.ndarray, homography: np.ndarray, idx: np.ndarray, probs: np.ndarray, model: np.ndarray,
-            out: np.ndarray, empty: np.ndarray, unsure: np.ndarray, recentre: Recentre, cfg: DiscConfig,
-            step: Recentre | None = None) -> np.ndarray:
+            out: np.ndarray, empty: np.ndarray, unsure: np.ndarray, recentre: Recentre, cfg: DiscConfig) -> np.ndarray:
     """`out` with the discs that the model and the rim left short of `walk_accept` walked to
     (walk_to_disc), where the walk settles on a piece read surely within `walk_reach` of its point,
     the way the model first pointed. A piece read surely on its point must read the same piece
     there (a walk that slid onto a neighbour's disc reads that one). `empty`, `unsure`: point_offsets'
-    readings of the points (read empty; read a piece, but not surely). `step`: the read the walks
-    step by, when cheaper than `recentre`; the ends that may be taken are then read by `recentre`
-    on crops centred on them, and that read judges them.
-
-    Why two reads: most walks start on empty points whose crops hold no disc and wander until
-    their rounds run out (on rendered games some 40 walks for each one taken), so their steps
-    need only the model's offset, while what a taken end reads decides a move."""
+    readings of the points (read empty; read a piece, but not surely)."""
     mn = np.linalg.norm(model, axis=1)
     short = np.linalg.norm(out, axis=1) < cfg.walk_accept
     walk = np.flatnonzero(short & (mn >= np.where(empty, cfg.walk_from_empty, cfg.walk_from)))
     if walk.size == 0:
         return out
-    end = walk_to_disc(image_bgr, homography, idx[walk], model[walk], recentre if step is None else step, cfg)
+    end = walk_to_disc(image_bgr, homography, idx[walk], model[walk], recentre, cfg)
     wn = np.linalg.norm(end.offsets, axis=1)
     cos = (end.offsets * model[walk]).sum(1) / np.maximum(wn * mn[walk], 1e-9)
     sure = ~empty[walk] & ~unsure[walk]
-    may = (end.settled & (wn >= cfg.walk_accept) & (np.abs(end.offsets).max(axis=1) <= cfg.walk_reach)
-           & (cos >= cfg.shy_cos))
-    end_probs = end.probs
-    if step is not None and may.any():
-        end_probs = end.probs.copy()
-        end_probs[may] = recentre(image_bgr, homography, idx[walk[may]], end.offsets[may]).probs
-    same = ~sure | (np.argmax(end_probs, axis=1) == np.argmax(probs[walk], axis=1))
-    take = may & (end_probs[:, 0] < cfg.confirm_empty_max) & same
+    same = ~sure | (np.argmax(end.probs, axis=1) == np.argmax(probs[walk], axis=1))
+    take = (end.settled & (end.probs[:, 0] < cfg.confirm_empty_max) & same & (wn >= cfg.walk_accept)
+            & (np.abs(end.offsets).max(axis=1) <= cfg.walk_reach) & (cos >= cfg.shy_cos))
     # one disc, one point: walks from two points that reached the same disc leave it to the nearer
     at = point_grid()[idx[walk]] + end.offsets
     kept: list[int] = []
@@ -629,8 +614,7 @@ class DiscMeter:
 
     def offsets(self, image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[int] | np.ndarray,
                 probs: np.ndarray, model_offsets: np.ndarray, classify: Classify | None = None,
-                height: float = DISC_TOP_HEIGHT, recentre: Recentre | None = None,
-                step: Recentre | None = None) -> np.ndarray:
+                height: float = DISC_TOP_HEIGHT, recentre: Recentre | None = None) -> np.ndarray:
         """point_offsets, judged against the set's radius once it is known, a disc that has
         not moved keeping its offset."""
         cfg = self.config
@@ -640,7 +624,7 @@ class DiscMeter:
         known = np.array([p in self._last for p in idx.tolist()], dtype=bool)
         out = point_offsets(image_bgr, homography, idx, prob, model_offsets, classify, height,
                             fit_out=fits, set_radius=self.radius, fit_all=self.radius is None, config=cfg,
-                            fit_also=known, radius_sure=self.radius_sure, recentre=recentre, step=step)
+                            fit_also=known, radius_sure=self.radius_sure, recentre=recentre)
         pieces = np.argmax(prob, axis=1)
         row = {int(p): i for i, p in enumerate(idx)}
         fitted: set[int] = set()

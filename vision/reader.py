@@ -391,14 +391,9 @@ def _measure_discs(meter: "DiscMeter", clf: "_Classify", frame: np.ndarray, h: n
         read = m.predict_full(m.extract(img, hh, offsets=off, points=pts.tolist()))
         return CentredRead(read.probs, read.offsets)
 
-    def step(img: np.ndarray, hh: np.ndarray, pts: np.ndarray, off: np.ndarray) -> CentredRead:
-        read = m.predict_plain(m.extract(img, hh, offsets=off, points=pts.tolist()))
-        return CentredRead(read.probs, read.offsets)
-
     def classify(img: np.ndarray, hh: np.ndarray, pts: np.ndarray, off: np.ndarray) -> np.ndarray:
         return recentre(img, hh, pts, off).probs
-    return meter.offsets(frame, h, idx, probs, model_offsets, classify, height=m.crop_height, recentre=recentre,
-                         step=step)
+    return meter.offsets(frame, h, idx, probs, model_offsets, classify, height=m.crop_height, recentre=recentre)
 
 
 def _measured_search_job(search: "SearchFn", frame: np.ndarray, classifier: "_Classify", meter: "DiscMeter",
