@@ -134,18 +134,13 @@ class StaticConfig(CheckedSettings):
     board check is due, cannot show a hand: a hand, its shadow or a moved disc changes whole
     blocks by tens of levels as it comes in (47-146 on the rendered views), while sensor noise
     and a video codec's grain average out over a block (3-6 levels between still frames of a
-    lit or noisy view). Such a frame repeats the last observation with its own time. A heavily
-    compressed view's blocks move 12-32 levels between still frames, and a faint hand's first
-    sight can move them as little, so a frame whose largest change stays under `faint_change` is
-    looked at only when the frame before it was: every other such frame, a hand seen at most one
-    frame later (a hand crossing the ring takes several). At least one frame every `max_idle_s`
-    seconds is looked at all the same (the lock's refit, the background's slow drift with the
-    light). `block_px` 0 turns the check off; `faint_change` at or under `max_change` turns off
-    the skipping of faint changes."""
+    lit or noisy view; a heavily compressed view's 12-30 keeps every frame looked at). Such a
+    frame repeats the last observation with its own time. At least one frame every
+    `max_idle_s` seconds is looked at all the same (the lock's refit, the background's slow
+    drift with the light). `block_px` 0 turns the check off."""
 
     block_px: int = 16
     max_change: float = 8.0          # grey levels, block mean
-    faint_change: float = 36.0       # grey levels, block mean: under a hand's or a disc's change as it comes in (44-146 on the rendered views)
     max_idle_s: float = 1.0          # source seconds
 
 

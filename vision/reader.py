@@ -495,7 +495,6 @@ class BoardReader:
         self.frames_over_budget = 0                 # process() calls that took longer than frame_budget_s
         self.frames_idle = 0                        # frames that showed no change, not looked at (StaticConfig)
         self._static_ref: tuple[tuple[int, int, int, int], np.ndarray] | None = None   # block means of the last quiet frame looked at
-        self._skipped_faint = False                 # the last frame was not looked at for a faint change alone (StaticConfig)
         self._static_t = -np.inf                    # ... and its time
         self._clf: _Classify | None = _Classify(model_path, profile) if classify else None
         self._discs: "DiscMeter | None" = None   # vision.disc.DiscMeter, made at the first classified read (learns the set's disc radius)
@@ -907,7 +906,6 @@ class BoardReader:
         the last frame looked at and nothing waits to be done on it (StaticConfig); else None."""
         ref = self._static_ref
         cfg = self.config.static
-        skipped, self._skipped_faint = self._skipped_faint, False
         if (ref is None or self.lock is None or self.h is None or t - self._static_t >= cfg.max_idle_s
                 or self._asked is not None or self._adapting is not None or self._anchor_board is not None
                 or self._slid_t is not None or self.dirty.any() or t <= self._look_again_until
@@ -915,13 +913,8 @@ class BoardReader:
                 or (self._recheck_t is not None and t >= self._recheck_t) or not self.hands.can_idle()):
             return None
         view = self._static_view(frame_bgr)
-        if view is None or view[0] != ref[0]:
+        if view is None or view[0] != ref[0] or float(np.abs(view[1] - ref[1]).max()) >= cfg.max_change:
             return None
-        change = float(np.abs(view[1] - ref[1]).max())
-        if change >= cfg.max_change:
-            if change >= cfg.faint_change or skipped:
-                return None
-            self._skipped_faint = True
         hs = self.hands.idle(t)
         assert hs is not None
         self._frames += 1

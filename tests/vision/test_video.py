@@ -401,48 +401,6 @@ def test_frames_that_show_no_change_repeat_the_last_observation_and_a_hand_is_st
     assert not later[-1].quiet and later[-1].occluded.sum() >= 4
 
 
-def test_frames_that_flicker_faintly_as_a_codec_makes_them_are_looked_at_every_other_frame_and_an_arm_at_once(vsim):
-    """StaticConfig.faint_change: a heavily compressing camera moves blocks of a still board by
-    tens of grey levels between frames; such frames are looked at every other frame (a faint hand
-    is seen a frame late at most), where all were looked at before; a frame with an arm coming in
-    is looked at whatever the frame before it."""
-    from dataclasses import replace
-
-    from vision.config import DEFAULT_READER
-    img, truth = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
-    rng = np.random.default_rng(3)
-
-    def sent(frame: np.ndarray) -> np.ndarray:
-        """A frame as a heavily compressing camera sends it: its grain, then JPEG at quality 20."""
-        grain = np.clip(frame.astype(np.float32) + rng.normal(0.0, 2.0, frame.shape), 0, 255).astype(np.uint8)
-        ok, jpg = cv2.imencode(".jpg", grain, [cv2.IMWRITE_JPEG_QUALITY, 20])
-        assert ok
-        return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
-    frames = [sent(img) for _ in range(48)]
-    every = replace(DEFAULT_READER, static=replace(DEFAULT_READER.static, faint_change=0.0))
-    idled = {}
-    for name, config in (("faint skipped", DEFAULT_READER), ("every change looked at", every)):
-        reader = BoardReader(config=config)
-        reader.game_position(truth.board)
-        for i, frame in enumerate(frames[:40]):
-            reader.process(frame, i / 10, i)
-        idle = reader.frames_idle
-        for i, frame in enumerate(frames[40:]):
-            assert reader.process(frame, 4.0 + i / 10, 40 + i).quiet
-        idled[name] = reader.frames_idle - idle
-    assert idled["every change looked at"] <= 1 and 3 <= idled["faint skipped"] <= 5
-    arm = img.copy()
-    corners = geo.apply_h(reader.h, np.array([[3.5, -2.0], [5.5, -2.0], [5.5, 3.2], [3.5, 3.2]]))
-    cv2.fillConvexPoly(arm, corners.astype(np.int32), (120, 150, 200))
-    reader = BoardReader()
-    reader.game_position(truth.board)
-    for i, frame in enumerate(frames[:47]):
-        reader.process(frame, i / 10, i)
-    idle = reader.frames_idle
-    seen = reader.process(sent(arm), 4.7, 47)
-    assert reader.frames_idle == idle and not seen.quiet and seen.occluded.sum() >= 4
-
-
 def test_a_hand_detector_that_idled_through_a_still_board_sees_an_arm_as_one_that_watched_every_frame(vsim):
     from vision.hands import HandDetector
     img, _ = vsim.still(7, look="wood", tilt=20, azimuth=40, width=960, height=540)
