@@ -388,8 +388,8 @@ class LiveGame:
         return self.plies[-1].iccs if self.plies else None
 
     def fen_at(self, ply: int) -> str:
-        """The position after `ply` plies (0 = the start)."""
-        if ply <= 0:
+        """The position after `ply` plies (0 = the start; past the last ply recorded, the last)."""
+        if min(ply, len(self.plies)) <= 0:
             return self.start_fen or START_FEN
         return self.plies[min(ply, len(self.plies)) - 1].fen
 

@@ -85,6 +85,19 @@ def test_incidents_keep_their_journal_ids_and_rulings_attach_to_them():
     assert state["incidents"][1]["ruling"]["note"] == "no"
 
 
+def test_an_incident_of_a_ply_no_move_was_recorded_for_folds_against_the_start_position():
+    """A knock or a touch at the game's first ply, reported before any move is read (or in a game
+    where no move was ever read), names its points on the start position: no crash of the live
+    page or the review (it raised IndexError at the end of a recording)."""
+    events = [{"type": "session", "t": 0.0},
+              {"type": "incident", "t": 1.0, "ply": 1, "kind": "knocked", "side": "red", "points": ["a3"],
+               "detail": "x", "id": 1},
+              {"type": "incident", "t": 2.0, "ply": 3, "kind": "touch_move_other", "side": "black",
+               "points": ["b9"], "detail": "y", "id": 2}]
+    state = fold(events).to_dict()
+    assert [i["id"] for i in state["incidents"]] == [1, 2] and state["moves"] == []
+
+
 def test_clock_presses_set_who_runs_and_give_the_last_move_its_time():
     events = [STARTED,
               {"type": "clock", "t": 0.1, "ply": 0, "kind": "start", "side": "red",
