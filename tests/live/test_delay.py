@@ -182,7 +182,9 @@ def test_xqtrack_serve_delay_serves_a_growing_recording_late_to_the_public(tmp_p
         _wait(lambda: _state(url)["ply"] == 1, DELAY + 3, "the delayed view")
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=15)
+        # it ends within a tenth of a second when run alone; once in a full test run on a loaded
+        # 2-core machine it had not ended after 15 s (not understood yet): a hang still fails here
+        _, err = proc.communicate(timeout=30)
         game.close()
     assert "show the game 2 s late" in err
 
