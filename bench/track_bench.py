@@ -21,7 +21,8 @@ Figures printed per clip and in total:
 Clip sets (bench/track_sets.py): TUNING, the games the incident rules were fixed against, and
 HELD_BACK, thirty games with seeds, cameras and hands never used while tuning, scored only (drawn by
 bench/draw_clips.py from a recorded seed; earlier held-back games, once scored at many stops, were
-moved to TUNING and a fresh draw took their place).
+moved to TUNING and a fresh draw took their place); WIDE_HANDS and RESTING_HANDS, hands the rig
+never rendered before and free hands resting at the board's edge, scored only like HELD_BACK.
 Live versus file (--live): the shortest clip in use served over MJPEG in real time
 (tests/runtime/stream_server.py) and recorded by `xqtrack record URL`, against
 `xqtrack record clip.mp4`: final moves equal, standing incidents equal, frames dropped live.
@@ -354,7 +355,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hybrid", action="store_true",
                     help="real vision hands/pose on rendered clips + readings from truth (incident rules vs a real hand detector)")
     ap.add_argument("--no-synth", action="store_true")
-    ap.add_argument("--set", action="append", choices=("tuning", "heldback", "widehands", "resthands"), default=[],
+    from track_sets import SETS
+    ap.add_argument("--set", action="append", choices=tuple(SETS), default=[],
                     help="render (cached) and use a clip set of bench/track_sets.py; repeatable")
     ap.add_argument("--set-size", default="960x540", help="render size for --set (default 960x540)")
     ap.add_argument("--live", action="store_true",
@@ -420,7 +422,7 @@ def main(argv=None) -> int:
         if rows:
             report(rows, speed)
             for name, names in sets.items():
-                print(f"-- video, {name} set ({'scored only, never tuned on' if name in ('heldback', 'widehands', 'resthands') else 'tuned on'}) --")
+                print(f"-- video, {name} set ({'tuned on' if name == 'tuning' else 'scored only, never tuned on'}) --")
                 report([r for r in rows if r[0] in names])
         else:
             print("no rendered clips (use --render N or --set NAME)")

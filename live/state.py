@@ -389,9 +389,8 @@ class LiveGame:
 
     def fen_at(self, ply: int) -> str:
         """The position after `ply` plies (0 = the start; past the last ply recorded, the last)."""
-        if min(ply, len(self.plies)) <= 0:
-            return self.start_fen or START_FEN
-        return self.plies[min(ply, len(self.plies)) - 1].fen
+        shown = min(ply, len(self.plies))
+        return self.plies[shown - 1].fen if shown > 0 else (self.start_fen or START_FEN)
 
     def to_dict(self) -> dict[str, Any]:
         """What `/state.json` serves (and the pages draw)."""

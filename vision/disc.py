@@ -336,9 +336,9 @@ def fit_discs(image_bgr: np.ndarray, homography: np.ndarray, points: Sequence[in
         sel, _, cover = rim(cxs[:, None], cys[:, None], sgn[:, None], rad[:, None])
         cover = cover[:, 0]
     # the rim radius to sub-pixel precision: mean distance of the rim pixels to the centre
-    k, yy, xx = np.nonzero(sel)
+    on_rim = np.nonzero(sel)                               # (patch, row, column) of each rim pixel
     weighted = np.zeros(sel.shape)
-    weighted[k, yy, xx] = mag[k, yy, xx] * np.hypot(xx - cxs[k], yy - cys[k])
+    weighted[on_rim] = mag[on_rim] * np.hypot(on_rim[2] - cxs[on_rim[0]], on_rim[1] - cys[on_rim[0]])
     wsum = np.where(sel, mag, 0.0).sum((1, 2))
     rad = np.where(wsum > 0, weighted.sum((1, 2)) / np.maximum(wsum, 1e-9), rad)
     off_x = (cxs - c0) / ppx
